@@ -1,0 +1,1 @@
+"""Fabulae Tenebris (Victorian Age): rules of ../shared/rules/fabulae-tenebris.md."""

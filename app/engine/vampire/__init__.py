@@ -1,0 +1,1 @@
+"""Vampire: D10 pools, rules of ../shared/rules/vampire.md."""
