@@ -1,0 +1,1 @@
+"""Nocturne: audited dice and rules for tabletop role-playing campaigns."""

@@ -1,0 +1,75 @@
+"""The database engine and the request session.
+
+SQLite is the first-run default: WAL, a busy timeout, and every request that may write
+begins its transaction with BEGIN IMMEDIATE, so concurrent writers queue on the lock
+instead of failing when a read transaction tries to upgrade (FAIR-5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from sqlalchemy import Engine, create_engine, event
+from sqlmodel import Session
+
+from app.core.settings import get_settings
+
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def create_db_engine(url: str, *, busy_timeout_ms: int = 30_000, **kwargs: Any) -> Engine:
+    """An engine for `url`; SQLite gets the pragmas and the BEGIN handling described above."""
+    if not url.startswith("sqlite"):
+        kwargs.setdefault("pool_pre_ping", True)
+        kwargs.setdefault("pool_size", 10)
+        kwargs.setdefault("max_overflow", 20)
+        return create_engine(url, **kwargs)
+
+    engine = create_engine(
+        url,
+        connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},
+        **kwargs,
+    )
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" event emit BEGIN itself (the pysqlite recipe).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        if ":memory:" not in url:
+            cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+    return engine
+
+
+@lru_cache
+def get_engine() -> Engine:
+    settings = get_settings()
+    return create_db_engine(settings.database_url, busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+
+
+@lru_cache
+def _write_engine() -> Engine:
+    # Same pool; on SQLite its transactions take the write lock at BEGIN.
+    return get_engine().execution_options(sqlite_begin="IMMEDIATE")
+
+
+def get_db(request: Request) -> Iterator[Session]:
+    """One session per request; requests that may write begin as writers."""
+    bind = _write_engine() if request.method in WRITE_METHODS else get_engine()
+    with Session(bind, expire_on_commit=False) as session:
+        yield session
+
+
+SessionDep = Annotated[Session, Depends(get_db)]

@@ -1,0 +1,67 @@
+"""The FastAPI application: routers under /api/v1, problem+json errors, request logs, CORS."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.openapi.utils import get_openapi
+
+from app.core.logging import RequestLogMiddleware, configure_logging
+from app.core.nul_guard import RejectNulMiddleware
+from app.core.problems import Problem, install_problem_handlers
+from app.core.settings import get_settings
+from app.routers import campaigns, characters, health, members, systems, users
+
+API_PREFIX = "/api/v1"
+
+DESCRIPTION = """
+Nocturne runs tabletop role-playing campaigns (JDR Express Dracula and Cthulhu, Fabulae
+Tenebris, Vampire): character sheets, rules, and dice from a committed, server-side seeded
+stream whose every roll lands in a hash-chained audit log anyone can verify.
+
+Authenticate with `Authorization: Bearer <api_key>` (register with `POST /api/v1/users`).
+Errors are RFC 9457 `application/problem+json`.
+"""
+
+
+def create_app() -> FastAPI:
+    settings = get_settings()
+    configure_logging(settings.log_level)
+    app = FastAPI(title="Nocturne", version="0.1.0", description=DESCRIPTION)
+    install_problem_handlers(app)
+    for module in (health, users, systems, campaigns, members, characters):
+        app.include_router(module.router, prefix=API_PREFIX)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Request-ID"],
+            expose_headers=["X-Request-ID", "Idempotent-Replayed"],
+        )
+    app.add_middleware(RejectNulMiddleware)
+    app.add_middleware(RequestLogMiddleware)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            # problem+json responses reference this schema; FastAPI does not emit it itself.
+            problem = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            components.update(problem.pop("$defs", {}))
+            components["Problem"] = problem
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return app
+
+
+app = create_app()

@@ -1,0 +1,45 @@
+"""Tables and API schemas. Importing this package registers every table on the metadata."""
+
+from app.models.base import JSONType, utcnow
+from app.models.campaign import (
+    Campaign,
+    CampaignCreate,
+    CampaignMember,
+    CampaignPublic,
+    CampaignsPublic,
+    CampaignUpdate,
+    MemberCreate,
+    MemberPublic,
+    MembersPublic,
+)
+from app.models.character import (
+    Character,
+    CharacterCreate,
+    CharacterPublic,
+    CharactersPublic,
+    CharacterUpdate,
+)
+from app.models.user import User, UserCreate, UserCreated, UserPublic
+
+__all__ = [
+    "Campaign",
+    "CampaignCreate",
+    "CampaignMember",
+    "CampaignPublic",
+    "CampaignUpdate",
+    "CampaignsPublic",
+    "Character",
+    "CharacterCreate",
+    "CharacterPublic",
+    "CharacterUpdate",
+    "CharactersPublic",
+    "JSONType",
+    "MemberCreate",
+    "MemberPublic",
+    "MembersPublic",
+    "User",
+    "UserCreate",
+    "UserCreated",
+    "UserPublic",
+    "utcnow",
+]

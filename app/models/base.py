@@ -1,0 +1,60 @@
+"""Shared column types and the metadata naming convention."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+from sqlmodel import Field, SQLModel
+
+# Stable constraint names, so Alembic migrations can drop and rename them on every engine.
+SQLModel.metadata.naming_convention = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+# JSON documents (sheets, options, log payloads): JSONB on PostgreSQL, JSON text elsewhere.
+JSONType = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+
+
+class UTCDateTime(sa.TypeDecorator[datetime]):
+    """Timestamps stored in UTC and read back timezone-aware on every engine.
+
+    SQLite keeps no offset and hands back naive values; they are UTC by construction.
+    """
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("timestamps must be timezone-aware")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None or value.tzinfo is not None:
+            return value
+        return value.replace(tzinfo=UTC)
+
+
+Timestamp = UTCDateTime()
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def json_field(**kwargs: Any) -> Any:
+    return Field(sa_type=JSONType, **kwargs)
+
+
+def timestamp_field(**kwargs: Any) -> Any:
+    kwargs.setdefault("default_factory", utcnow)
+    return Field(sa_type=Timestamp, **kwargs)

@@ -1,0 +1,85 @@
+"""Campaigns and their members."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlmodel import Field, SQLModel
+
+from app.engine.systems import SystemId
+from app.models.base import Timestamp, json_field, timestamp_field
+
+Role = Literal["gm", "player"]
+GENESIS_HASH = "0" * 64
+
+
+class CampaignBase(SQLModel):
+    name: str = Field(min_length=1, max_length=120)
+
+
+class Campaign(CampaignBase, table=True):
+    id: uuid.UUID = Field(default_factory=uuid.uuid4, primary_key=True)
+    system: str = Field(max_length=40)
+    options: dict[str, Any] = json_field(default_factory=dict)
+    gm_id: uuid.UUID = Field(foreign_key="user_account.id", index=True)
+    current_session: int = 0
+    current_scene: int = 0
+    created_at: datetime = timestamp_field()
+    updated_at: datetime = timestamp_field()
+    deleted_at: datetime | None = Field(default=None, sa_type=Timestamp)
+
+
+class CampaignCreate(CampaignBase):
+    system: SystemId
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="the system's campaign options (GET /systems/{id})"
+    )
+
+
+class CampaignUpdate(SQLModel):
+    name: str | None = Field(default=None, min_length=1, max_length=120)
+    options: dict[str, Any] | None = None
+
+
+class CampaignPublic(CampaignBase):
+    id: uuid.UUID
+    system: SystemId
+    options: dict[str, Any]
+    gm_id: uuid.UUID
+    current_session: int = Field(description="0 until the GM starts the first session")
+    current_scene: int = Field(description="0 until the GM starts the first scene")
+    created_at: datetime
+    role: Role = Field(description="the caller's role in this campaign")
+
+
+class CampaignsPublic(SQLModel):
+    data: list[CampaignPublic]
+    count: int
+
+
+class CampaignMember(SQLModel, table=True):
+    __tablename__ = "campaign_member"
+
+    campaign_id: uuid.UUID = Field(foreign_key="campaign.id", primary_key=True)
+    user_id: uuid.UUID = Field(foreign_key="user_account.id", primary_key=True, index=True)
+    role: str = Field(max_length=10)
+    joined_at: datetime = timestamp_field()
+
+
+class MemberCreate(SQLModel):
+    user_id: uuid.UUID
+    role: Literal["player"] = Field(default="player", description="the GM is set at creation")
+
+
+class MemberPublic(SQLModel):
+    user_id: uuid.UUID
+    name: str
+    role: Role
+    joined_at: datetime
+
+
+class MembersPublic(SQLModel):
+    data: list[MemberPublic]
+    count: int

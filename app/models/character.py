@@ -1,0 +1,64 @@
+"""Characters: PCs and NPCs with a sheet validated by their campaign's ruleset."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlmodel import Field, SQLModel
+
+from app.models.base import Timestamp, json_field, timestamp_field
+
+CharacterKind = Literal["pc", "npc"]
+
+
+class CharacterBase(SQLModel):
+    name: str = Field(min_length=1, max_length=100)
+
+
+class Character(CharacterBase, table=True):
+    id: uuid.UUID = Field(default_factory=uuid.uuid4, primary_key=True)
+    campaign_id: uuid.UUID = Field(foreign_key="campaign.id", index=True)
+    kind: str = Field(max_length=3)
+    owner_id: uuid.UUID | None = Field(default=None, foreign_key="user_account.id", index=True)
+    sheet: dict[str, Any] = json_field(default_factory=dict)
+    created_at: datetime = timestamp_field()
+    updated_at: datetime = timestamp_field()
+    deleted_at: datetime | None = Field(default=None, sa_type=Timestamp)
+
+
+class CharacterCreate(CharacterBase):
+    kind: CharacterKind = "pc"
+    owner_id: uuid.UUID | None = Field(
+        default=None, description="the player who plays it; defaults to the caller for a PC"
+    )
+    sheet: dict[str, Any] = Field(description="validated against the system's sheet schema")
+
+
+class CharacterUpdate(SQLModel):
+    name: str | None = Field(default=None, min_length=1, max_length=100)
+    kind: CharacterKind | None = None
+    owner_id: uuid.UUID | None = None
+    sheet: dict[str, Any] | None = Field(
+        default=None,
+        description="JSON merge patch (RFC 7396) applied to the sheet; null removes a key",
+    )
+
+
+class CharacterPublic(CharacterBase):
+    id: uuid.UUID
+    campaign_id: uuid.UUID
+    kind: CharacterKind
+    owner_id: uuid.UUID | None
+    sheet: dict[str, Any]
+    sheet_hidden: bool = Field(
+        default=False, description="true when the GM keeps this sheet hidden"
+    )
+    created_at: datetime
+    updated_at: datetime
+
+
+class CharactersPublic(SQLModel):
+    data: list[CharacterPublic]
+    count: int

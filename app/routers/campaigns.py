@@ -1,0 +1,124 @@
+"""Campaigns and their clock."""
+
+import uuid
+
+from fastapi import APIRouter, Response
+
+from app.core.database import SessionDep
+from app.core.problems import problem_responses
+from app.core.security import CurrentUser
+from app.models import CampaignCreate, CampaignPublic, CampaignsPublic, CampaignUpdate
+from app.models.clock import ClockAdvance, ClockPublic
+from app.routers.common import Limit, Offset
+from app.services import campaigns as service
+from app.services.access import get_campaign_access
+from app.services.clock import advance_clock
+
+router = APIRouter(prefix="/campaigns", tags=["campaigns"])
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=CampaignPublic,
+    operation_id="campaigns-create",
+    responses=problem_responses(401, 422),
+)
+def create_campaign(session: SessionDep, user: CurrentUser, data: CampaignCreate) -> CampaignPublic:
+    """Create a campaign for one ruleset; the caller becomes its GM."""
+    campaign = service.create_campaign(session, user, data)
+    session.commit()
+    return service.campaign_public(campaign, "gm")
+
+
+@router.get(
+    "",
+    response_model=CampaignsPublic,
+    operation_id="campaigns-list",
+    responses=problem_responses(401, 422),
+)
+def list_campaigns(
+    session: SessionDep, user: CurrentUser, limit: Limit = 50, offset: Offset = 0
+) -> CampaignsPublic:
+    """List the campaigns the caller belongs to, newest first."""
+    rows, count = service.list_campaigns(session, user, limit=limit, offset=offset)
+    return CampaignsPublic(
+        data=[service.campaign_public(campaign, role) for campaign, role in rows], count=count
+    )
+
+
+@router.get(
+    "/{campaign_id}",
+    response_model=CampaignPublic,
+    operation_id="campaigns-get",
+    responses=problem_responses(401, 404, 422),
+)
+def get_campaign(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -> CampaignPublic:
+    """Return one campaign with its current session and scene."""
+    access = get_campaign_access(session, campaign_id, user)
+    return service.campaign_public(access.campaign, access.role)
+
+
+@router.patch(
+    "/{campaign_id}",
+    response_model=CampaignPublic,
+    operation_id="campaigns-update",
+    responses=problem_responses(401, 403, 404, 422),
+)
+def update_campaign(
+    session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID, data: CampaignUpdate
+) -> CampaignPublic:
+    """Rename a campaign or change its options (GM only)."""
+    access = get_campaign_access(session, campaign_id, user, lock=True)
+    service.update_campaign(session, access, data)
+    session.commit()
+    return service.campaign_public(access.campaign, access.role)
+
+
+@router.delete(
+    "/{campaign_id}",
+    status_code=204,
+    response_class=Response,
+    response_model=None,
+    operation_id="campaigns-delete",
+    responses=problem_responses(401, 403, 404, 422),
+)
+def delete_campaign(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -> None:
+    """Soft-delete a campaign (GM only); its audit log stays exportable by the GM."""
+    access = get_campaign_access(session, campaign_id, user, lock=True)
+    service.delete_campaign(session, access)
+    session.commit()
+
+
+@router.post(
+    "/{campaign_id}/sessions",
+    status_code=201,
+    response_model=ClockPublic,
+    operation_id="campaigns-start-session",
+    responses=problem_responses(401, 403, 404, 422),
+)
+def start_session(
+    session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID, data: ClockAdvance
+) -> ClockPublic:
+    """Start the next game session, which opens its first scene (GM only)."""
+    access = get_campaign_access(session, campaign_id, user, lock=True)
+    result = advance_clock(session, access, data, new_session=True)
+    session.commit()
+    return result
+
+
+@router.post(
+    "/{campaign_id}/scenes",
+    status_code=201,
+    response_model=ClockPublic,
+    operation_id="campaigns-start-scene",
+    responses=problem_responses(401, 403, 404, 422),
+)
+def start_scene(
+    session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID, data: ClockAdvance
+) -> ClockPublic:
+    """Start the next scene of the current session (GM only)."""
+    access = get_campaign_access(session, campaign_id, user, lock=True)
+    result = advance_clock(session, access, data, new_session=False)
+    session.commit()
+    return result

@@ -1,0 +1,111 @@
+"""Characters and their sheets."""
+
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+
+from app.core.database import SessionDep
+from app.core.problems import Forbidden, problem_responses
+from app.core.security import CurrentUser
+from app.models import (
+    CharacterCreate,
+    CharacterPublic,
+    CharactersPublic,
+    CharacterUpdate,
+    utcnow,
+)
+from app.models.character import CharacterKind
+from app.routers.common import Limit, Offset
+from app.services import characters as service
+from app.services.access import can_edit_character, get_campaign_access, get_character_access
+
+router = APIRouter(tags=["characters"])
+
+
+@router.post(
+    "/campaigns/{campaign_id}/characters",
+    status_code=201,
+    response_model=CharacterPublic,
+    operation_id="characters-create",
+    responses=problem_responses(401, 403, 404, 422),
+)
+def create_character(
+    session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID, data: CharacterCreate
+) -> CharacterPublic:
+    """Create a character; its sheet is validated by the campaign's ruleset."""
+    access = get_campaign_access(session, campaign_id, user, lock=True)
+    character = service.create_character(session, access, data)
+    session.commit()
+    return service.character_public(character, access)
+
+
+@router.get(
+    "/campaigns/{campaign_id}/characters",
+    response_model=CharactersPublic,
+    operation_id="characters-list",
+    responses=problem_responses(401, 404, 422),
+)
+def list_characters(
+    session: SessionDep,
+    user: CurrentUser,
+    campaign_id: uuid.UUID,
+    kind: Annotated[CharacterKind | None, Query()] = None,
+    owner_id: Annotated[uuid.UUID | None, Query()] = None,
+    limit: Limit = 50,
+    offset: Offset = 0,
+) -> CharactersPublic:
+    """List the campaign's characters; players see NPCs without their sheets."""
+    access = get_campaign_access(session, campaign_id, user)
+    rows, count = service.list_characters(
+        session, access, kind=kind, owner_id=owner_id, limit=limit, offset=offset
+    )
+    return CharactersPublic(data=[service.character_public(c, access) for c in rows], count=count)
+
+
+@router.get(
+    "/characters/{character_id}",
+    response_model=CharacterPublic,
+    operation_id="characters-get",
+    responses=problem_responses(401, 404, 422),
+)
+def get_character(
+    session: SessionDep, user: CurrentUser, character_id: uuid.UUID
+) -> CharacterPublic:
+    """Return one character."""
+    character, access = get_character_access(session, character_id, user)
+    return service.character_public(character, access)
+
+
+@router.patch(
+    "/characters/{character_id}",
+    response_model=CharacterPublic,
+    operation_id="characters-update",
+    responses=problem_responses(401, 403, 404, 422),
+)
+def update_character(
+    session: SessionDep, user: CurrentUser, character_id: uuid.UUID, data: CharacterUpdate
+) -> CharacterPublic:
+    """Edit a character; the sheet takes a JSON merge patch and is validated whole."""
+    character, access = get_character_access(session, character_id, user, lock=True)
+    service.update_character(session, access, character, data)
+    session.commit()
+    return service.character_public(character, access)
+
+
+@router.delete(
+    "/characters/{character_id}",
+    status_code=204,
+    response_class=Response,
+    response_model=None,
+    operation_id="characters-delete",
+    responses=problem_responses(401, 403, 404, 422),
+)
+def delete_character(session: SessionDep, user: CurrentUser, character_id: uuid.UUID) -> None:
+    """Retire a character (its owner or the GM); its past rolls stay in the log."""
+    character, access = get_character_access(session, character_id, user, lock=True)
+    if not can_edit_character(access, character):
+        raise Forbidden("only the GM or the character's player may delete it")
+    character.deleted_at = utcnow()
+    session.add(character)
+    session.commit()

@@ -1,0 +1,40 @@
+"""Users and their API keys."""
+
+from fastapi import APIRouter
+
+from app.core.database import SessionDep
+from app.core.problems import Forbidden, problem_responses
+from app.core.security import CurrentUser, hash_api_key, new_api_key
+from app.core.settings import get_settings
+from app.models import User, UserCreate, UserCreated, UserPublic
+
+router = APIRouter(prefix="/users", tags=["users"])
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=UserCreated,
+    operation_id="users-create",
+    responses=problem_responses(403, 422),
+)
+def create_user(session: SessionDep, data: UserCreate) -> UserCreated:
+    """Register a user and return their API key, shown this once only."""
+    if not get_settings().allow_registration:
+        raise Forbidden("registration is closed on this server (ALLOW_REGISTRATION=false)")
+    api_key = new_api_key()
+    user = User(name=data.name, api_key_hash=hash_api_key(api_key))
+    session.add(user)
+    session.commit()
+    return UserCreated(id=user.id, name=user.name, api_key=api_key)
+
+
+@router.get(
+    "/me",
+    response_model=UserPublic,
+    operation_id="users-me",
+    responses=problem_responses(401),
+)
+def read_me(user: CurrentUser) -> User:
+    """Return the user the API key belongs to."""
+    return user

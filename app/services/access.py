@@ -1,0 +1,93 @@
+"""Who may see and change what: campaign membership and roles."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from sqlmodel import Session, col, select
+
+from app.core.problems import Forbidden, NotFound
+from app.models import Campaign, CampaignMember, Character, User
+
+
+@dataclass(frozen=True)
+class CampaignAccess:
+    """A campaign as one member sees it."""
+
+    campaign: Campaign
+    user: User
+    role: str
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role == "gm"
+
+    def require_gm(self, action: str) -> None:
+        if not self.is_gm:
+            raise Forbidden(f"only the campaign's GM may {action}")
+
+
+def campaign_not_found(campaign_id: uuid.UUID) -> NotFound:
+    # The same answer for "does not exist" and "you are not a member": existence stays private.
+    return NotFound(f"campaign {campaign_id} not found, or you are not one of its members")
+
+
+def get_campaign_access(
+    session: Session,
+    campaign_id: uuid.UUID,
+    user: User,
+    *,
+    lock: bool = False,
+    include_deleted: bool = False,
+) -> CampaignAccess:
+    """The campaign and the caller's role, or 404; `lock` holds the row until commit."""
+    statement = (
+        select(Campaign, CampaignMember.role)
+        .join(CampaignMember, col(CampaignMember.campaign_id) == col(Campaign.id))
+        .where(Campaign.id == campaign_id, CampaignMember.user_id == user.id)
+    )
+    if lock:
+        statement = statement.with_for_update(of=Campaign)
+    row = session.exec(statement).first()
+    if row is None:
+        raise campaign_not_found(campaign_id)
+    campaign, role = row
+    if campaign.deleted_at is not None and not include_deleted:
+        raise campaign_not_found(campaign_id)
+    return CampaignAccess(campaign=campaign, user=user, role=role)
+
+
+def get_character_access(
+    session: Session, character_id: uuid.UUID, user: User, *, lock: bool = False
+) -> tuple[Character, CampaignAccess]:
+    """A character and the caller's access to its campaign, or 404 for non-members."""
+    character = session.get(Character, character_id)
+    if character is None or character.deleted_at is not None:
+        raise NotFound(f"character {character_id} not found, or not in one of your campaigns")
+    try:
+        access = get_campaign_access(session, character.campaign_id, user, lock=lock)
+    except NotFound:
+        raise NotFound(
+            f"character {character_id} not found, or not in one of your campaigns"
+        ) from None
+    return character, access
+
+
+def get_campaign_character(
+    session: Session, access: CampaignAccess, character_id: uuid.UUID
+) -> Character:
+    """A live character of this campaign, or 404."""
+    character = session.get(Character, character_id)
+    if (
+        character is None
+        or character.deleted_at is not None
+        or character.campaign_id != access.campaign.id
+    ):
+        raise NotFound(f"character {character_id} is not in campaign {access.campaign.id}")
+    return character
+
+
+def can_edit_character(access: CampaignAccess, character: Character) -> bool:
+    """The GM edits everything; a player edits only their own PCs."""
+    return access.is_gm or (character.kind == "pc" and character.owner_id == access.user.id)

@@ -1,0 +1,179 @@
+"""Character creation and edits: the sheet rules, who may change what, GM overrides."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from app.core.problems import Forbidden, Unprocessable
+from app.engine.systems import CharacterKind, Ruleset, get_ruleset
+from app.models import (
+    CampaignMember,
+    Character,
+    CharacterCreate,
+    CharacterPublic,
+    CharacterUpdate,
+    utcnow,
+)
+from app.services.access import CampaignAccess, can_edit_character
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7396 JSON merge patch: objects merge recursively, null removes a key."""
+    if not isinstance(patch, dict):
+        return patch
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+def _require_member(session: Session, access: CampaignAccess, user_id: uuid.UUID) -> None:
+    member = session.get(CampaignMember, (access.campaign.id, user_id))
+    if member is None:
+        raise Unprocessable(
+            f"owner_id {user_id} is not a member of this campaign; add them as a member first"
+        )
+
+
+def changed_fields(
+    before: dict[str, Any], after: dict[str, Any], fields: frozenset[str]
+) -> list[str]:
+    return sorted(name for name in fields if before.get(name) != after.get(name))
+
+
+def create_character(session: Session, access: CampaignAccess, data: CharacterCreate) -> Character:
+    ruleset = get_ruleset(access.campaign.system)
+    owner_id = data.owner_id
+    if not access.is_gm:
+        if data.kind != "pc":
+            raise Forbidden("only the GM creates NPCs; players create their own PCs")
+        if owner_id not in (None, access.user.id):
+            raise Forbidden("a player creates characters only for themselves; leave owner_id out")
+        owner_id = access.user.id
+    elif owner_id is not None:
+        _require_member(session, access, owner_id)
+    elif data.kind == "pc":
+        owner_id = access.user.id
+
+    sheet = ruleset.validate_sheet(
+        data.sheet, kind=data.kind, options=access.campaign.options, creating=True
+    )
+    if not access.is_gm:
+        _refuse_player_set_resources(ruleset, data.sheet, sheet)
+    character = Character(
+        campaign_id=access.campaign.id,
+        name=data.name,
+        kind=data.kind,
+        owner_id=owner_id,
+        sheet=sheet,
+    )
+    session.add(character)
+    return character
+
+
+def _refuse_player_set_resources(
+    ruleset: Ruleset, raw: dict[str, Any], sheet: dict[str, Any]
+) -> None:
+    """At creation a player takes the starting value of every resource the rules spend."""
+    defaults = ruleset.default_sheet_values()
+    chosen = [
+        name
+        for name in ruleset.protected_fields - ruleset.creation_choices
+        if name in raw and sheet.get(name) != defaults.get(name)
+    ]
+    if chosen:
+        names = ", ".join(sorted(chosen))
+        raise Forbidden(
+            f"{names}: resources the rules spend start at their default; "
+            "leave them out, or ask the GM to set them"
+        )
+
+
+def update_character(
+    session: Session, access: CampaignAccess, character: Character, data: CharacterUpdate
+) -> list[str]:
+    """Apply an edit; returns the protected resources a GM override changed."""
+    if not can_edit_character(access, character):
+        raise Forbidden("a player may edit only their own player characters")
+    changes = data.model_dump(exclude_unset=True)
+    if not access.is_gm and ({"kind", "owner_id"} & changes.keys()):
+        raise Forbidden("only the GM changes a character's kind or owner")
+    if "kind" in changes and changes["kind"] is None:
+        raise Unprocessable("kind cannot be null; use 'pc' or 'npc'")
+    if "name" in changes and changes["name"] is None:
+        raise Unprocessable("name cannot be null")
+    if changes.get("owner_id") is not None:
+        _require_member(session, access, changes["owner_id"])
+
+    ruleset = get_ruleset(access.campaign.system)
+    kind: CharacterKind = changes.get("kind") or character.kind  # type: ignore[assignment]
+    overridden: list[str] = []
+    if "sheet" in changes:
+        if changes["sheet"] is None:
+            raise Unprocessable("sheet cannot be null; send a merge patch of the fields to change")
+        merged = merge_patch(character.sheet, changes["sheet"])
+        sheet = ruleset.validate_sheet(
+            merged, kind=kind, options=access.campaign.options, creating=False
+        )
+        overridden = changed_fields(character.sheet, sheet, ruleset.protected_fields)
+        if overridden and not access.is_gm:
+            raise Forbidden(
+                f"{', '.join(overridden)}: resources the rules spend change only through rule "
+                "actions or a GM override"
+            )
+        character.sheet = sheet
+    elif "kind" in changes:
+        # A PC's sheet may carry creation-only rules; re-check it under its new kind.
+        ruleset.validate_sheet(
+            character.sheet, kind=kind, options=access.campaign.options, creating=False
+        )
+    for field in ("name", "kind", "owner_id"):
+        if field in changes:
+            setattr(character, field, changes[field])
+    character.updated_at = utcnow()
+    session.add(character)
+    return overridden
+
+
+def list_characters(
+    session: Session,
+    access: CampaignAccess,
+    *,
+    kind: str | None,
+    owner_id: uuid.UUID | None,
+    limit: int,
+    offset: int,
+) -> tuple[list[Character], int]:
+    conditions = [
+        col(Character.campaign_id) == access.campaign.id,
+        col(Character.deleted_at).is_(None),
+    ]
+    if kind is not None:
+        conditions.append(col(Character.kind) == kind)
+    if owner_id is not None:
+        conditions.append(col(Character.owner_id) == owner_id)
+    count = session.exec(select(func.count()).select_from(Character).where(*conditions)).one()
+    rows = session.exec(
+        select(Character)
+        .where(*conditions)
+        .order_by(col(Character.created_at), col(Character.id))
+        .limit(limit)
+        .offset(offset)
+    ).all()
+    return list(rows), count
+
+
+def character_public(character: Character, access: CampaignAccess) -> CharacterPublic:
+    """A character as the caller may see it: players do not see NPC sheets."""
+    public = CharacterPublic.model_validate(character, from_attributes=True)
+    if character.kind == "npc" and not access.is_gm:
+        public.sheet = {}
+        public.sheet_hidden = True
+    return public
