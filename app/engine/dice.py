@@ -1,0 +1,149 @@
+"""Dice sources (FAIR-6..8): the seeded HMAC stream in service, a replay of recorded faces.
+
+The rules draw every die from a `DiceSource`; the source records each draw as
+`{"sides": S, "face": f}` in the order the rules consumed them (FAIR-8).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterator, Sequence
+from typing import Protocol, TypedDict
+
+from app.engine.errors import DiceError
+
+WORD_BITS = 32
+MAX_SIDES = 2**WORD_BITS
+
+
+class Draw(TypedDict):
+    sides: int
+    face: int
+
+
+class DiceSource(Protocol):
+    """Where the rules take their dice from."""
+
+    def roll(self, sides: int) -> int:
+        """One die with `sides` faces: 1..sides."""
+        ...
+
+    @property
+    def draws(self) -> list[Draw]:
+        """Every die drawn so far, in order."""
+        ...
+
+
+def commitment(server_seed: bytes) -> str:
+    """FAIR-1: lowercase hex SHA-256 of the 32 seed bytes."""
+    return hashlib.sha256(server_seed).hexdigest()
+
+
+def face_from_word(word: int, sides: int, bits: int = WORD_BITS) -> int | None:
+    """FAIR-7: the face a `bits`-bit integer gives a die, or None when it must be rejected.
+
+    Words at or above the largest multiple of `sides` are discarded, so every face has the
+    same number of words mapping to it (no modulo bias).
+    """
+    space = 1 << bits
+    if word < space - (space % sides):
+        return 1 + word % sides
+    return None
+
+
+def check_sides(sides: int) -> None:
+    if not 1 <= sides <= MAX_SIDES:
+        raise DiceError(f"a die has 1..2^32 sides, got {sides}")
+
+
+def stream_message(campaign_id: str, epoch: int, client_seed: str, nonce: int, block: int) -> bytes:
+    """FAIR-6: the HMAC message of block k for the entry with nonce n."""
+    return f"{campaign_id}:{epoch}:{client_seed}:{nonce}:{block}".encode()
+
+
+class HmacDiceStream:
+    """FAIR-6/7: the campaign's stream for one entry (nonce = the entry's seq)."""
+
+    def __init__(
+        self, server_seed: bytes, campaign_id: str, epoch: int, client_seed: str, nonce: int
+    ) -> None:
+        if len(server_seed) != 32:
+            raise DiceError("a server seed is 32 bytes")
+        self._key = server_seed
+        self._prefix = f"{campaign_id}:{epoch}:{client_seed}:{nonce}:"
+        self._words = self._generate_words()
+        self._draws: list[Draw] = []
+
+    def _generate_words(self) -> Iterator[int]:
+        block = 0
+        while True:
+            digest = hmac.new(self._key, f"{self._prefix}{block}".encode(), hashlib.sha256).digest()
+            for offset in range(0, 32, 4):
+                yield int.from_bytes(digest[offset : offset + 4], "big")
+            block += 1
+
+    def roll(self, sides: int) -> int:
+        check_sides(sides)
+        for word in self._words:
+            face = face_from_word(word, sides)
+            if face is not None:
+                self._draws.append({"sides": sides, "face": face})
+                return face
+        raise AssertionError("the HMAC stream is infinite")  # pragma: no cover
+
+    @property
+    def draws(self) -> list[Draw]:
+        return list(self._draws)
+
+
+class ReplayDice:
+    """Hands back recorded draws in order; any divergence from the record fails loudly."""
+
+    def __init__(self, recorded: Sequence[Draw]) -> None:
+        self._recorded = list(recorded)
+        self._position = 0
+
+    def roll(self, sides: int) -> int:
+        check_sides(sides)
+        if self._position >= len(self._recorded):
+            raise DiceError(
+                f"the rules asked for die #{self._position + 1} (d{sides}) "
+                f"but only {len(self._recorded)} were recorded"
+            )
+        draw = self._recorded[self._position]
+        if draw["sides"] != sides:
+            raise DiceError(
+                f"die #{self._position + 1}: the rules asked for a d{sides}, "
+                f"the record holds a d{draw['sides']}"
+            )
+        if not 1 <= draw["face"] <= sides:
+            raise DiceError(
+                f"die #{self._position + 1}: face {draw['face']} is impossible on a d{sides}"
+            )
+        self._position += 1
+        return draw["face"]
+
+    @property
+    def draws(self) -> list[Draw]:
+        return list(self._recorded[: self._position])
+
+    def assert_consumed(self) -> None:
+        """Every recorded die was used: nothing was drawn that the rules did not ask for."""
+        if self._position != len(self._recorded):
+            raise DiceError(
+                f"{len(self._recorded)} dice were recorded but the rules used {self._position}"
+            )
+
+
+def rederive_faces(
+    server_seed: bytes,
+    campaign_id: str,
+    epoch: int,
+    client_seed: str,
+    nonce: int,
+    sides: Sequence[int],
+) -> list[int]:
+    """The faces the stream gives for these dice, in order (used to re-derive closed epochs)."""
+    stream = HmacDiceStream(server_seed, campaign_id, epoch, client_seed, nonce)
+    return [stream.roll(s) for s in sides]
