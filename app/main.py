@@ -12,7 +12,17 @@ from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.nul_guard import RejectNulMiddleware
 from app.core.problems import Problem, install_problem_handlers
 from app.core.settings import get_settings
-from app.routers import campaigns, characters, health, members, systems, users
+from app.routers import (
+    campaigns,
+    characters,
+    fairness,
+    health,
+    log,
+    members,
+    rolls,
+    systems,
+    users,
+)
 
 API_PREFIX = "/api/v1"
 
@@ -31,7 +41,7 @@ def create_app() -> FastAPI:
     configure_logging(settings.log_level)
     app = FastAPI(title="Nocturne", version="0.1.0", description=DESCRIPTION)
     install_problem_handlers(app)
-    for module in (health, users, systems, campaigns, members, characters):
+    for module in (health, users, systems, campaigns, members, characters, rolls, log, fairness):
         app.include_router(module.router, prefix=API_PREFIX)
     if settings.cors_origins:
         app.add_middleware(

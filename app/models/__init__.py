@@ -19,6 +19,7 @@ from app.models.character import (
     CharactersPublic,
     CharacterUpdate,
 )
+from app.models.log import IdempotencyKey, LogEntry, SeedEpoch
 from app.models.user import User, UserCreate, UserCreated, UserPublic
 
 __all__ = [
@@ -33,10 +34,13 @@ __all__ = [
     "CharacterPublic",
     "CharacterUpdate",
     "CharactersPublic",
+    "IdempotencyKey",
     "JSONType",
+    "LogEntry",
     "MemberCreate",
     "MemberPublic",
     "MembersPublic",
+    "SeedEpoch",
     "User",
     "UserCreate",
     "UserCreated",

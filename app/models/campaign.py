@@ -26,6 +26,10 @@ class Campaign(CampaignBase, table=True):
     gm_id: uuid.UUID = Field(foreign_key="user_account.id", index=True)
     current_session: int = 0
     current_scene: int = 0
+    # The log's head (FAIR-5): rolls lock this row to take the next seq.
+    last_seq: int = 0
+    last_hash: str = Field(default=GENESIS_HASH, max_length=64)
+    current_epoch: int = 0
     created_at: datetime = timestamp_field()
     updated_at: datetime = timestamp_field()
     deleted_at: datetime | None = Field(default=None, sa_type=Timestamp)

@@ -29,6 +29,7 @@ class ClockAdvance(SQLModel):
 class ClockPublic(SQLModel):
     current_session: int
     current_scene: int
+    seq: int = Field(description="the audit entry that records this clock change")
     effects: list[dict[str, Any]] = Field(
         default_factory=list, description="the recharges and other changes the clock applied"
     )

@@ -3,16 +3,18 @@
 import uuid
 
 from fastapi import APIRouter, Response
+from sqlmodel import Session
 
 from app.core.database import SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
-from app.models import CampaignCreate, CampaignPublic, CampaignsPublic, CampaignUpdate
+from app.models import CampaignCreate, CampaignPublic, CampaignsPublic, CampaignUpdate, User
 from app.models.clock import ClockAdvance, ClockPublic
 from app.routers.common import Limit, Offset
 from app.services import campaigns as service
 from app.services.access import get_campaign_access
 from app.services.clock import advance_clock
+from app.services.idempotency import IdempotencyDep, IdempotencyRequest, run_idempotent
 
 router = APIRouter(prefix="/campaigns", tags=["campaigns"])
 
@@ -22,13 +24,18 @@ router = APIRouter(prefix="/campaigns", tags=["campaigns"])
     status_code=201,
     response_model=CampaignPublic,
     operation_id="campaigns-create",
-    responses=problem_responses(401, 422),
+    responses=problem_responses(401, 409, 422),
 )
-def create_campaign(session: SessionDep, user: CurrentUser, data: CampaignCreate) -> CampaignPublic:
-    """Create a campaign for one ruleset; the caller becomes its GM."""
-    campaign = service.create_campaign(session, user, data)
-    session.commit()
-    return service.campaign_public(campaign, "gm")
+def create_campaign(
+    session: SessionDep, user: CurrentUser, data: CampaignCreate, idempotency: IdempotencyDep
+) -> Response:
+    """Create a campaign for one ruleset; the caller becomes its GM and its first epoch opens."""
+
+    def work() -> CampaignPublic:
+        campaign = service.create_campaign(session, user, data)
+        return service.campaign_public(campaign, "gm")
+
+    return run_idempotent(session, user, "campaigns", idempotency, 201, work)
 
 
 @router.get(
@@ -95,16 +102,17 @@ def delete_campaign(session: SessionDep, user: CurrentUser, campaign_id: uuid.UU
     status_code=201,
     response_model=ClockPublic,
     operation_id="campaigns-start-session",
-    responses=problem_responses(401, 403, 404, 422),
+    responses=problem_responses(401, 403, 404, 409, 422),
 )
 def start_session(
-    session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID, data: ClockAdvance
-) -> ClockPublic:
+    session: SessionDep,
+    user: CurrentUser,
+    campaign_id: uuid.UUID,
+    data: ClockAdvance,
+    idempotency: IdempotencyDep,
+) -> Response:
     """Start the next game session, which opens its first scene (GM only)."""
-    access = get_campaign_access(session, campaign_id, user, lock=True)
-    result = advance_clock(session, access, data, new_session=True)
-    session.commit()
-    return result
+    return _advance(session, user, campaign_id, data, idempotency, new_session=True)
 
 
 @router.post(
@@ -112,13 +120,36 @@ def start_session(
     status_code=201,
     response_model=ClockPublic,
     operation_id="campaigns-start-scene",
-    responses=problem_responses(401, 403, 404, 422),
+    responses=problem_responses(401, 403, 404, 409, 422),
 )
 def start_scene(
-    session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID, data: ClockAdvance
-) -> ClockPublic:
+    session: SessionDep,
+    user: CurrentUser,
+    campaign_id: uuid.UUID,
+    data: ClockAdvance,
+    idempotency: IdempotencyDep,
+) -> Response:
     """Start the next scene of the current session (GM only)."""
-    access = get_campaign_access(session, campaign_id, user, lock=True)
-    result = advance_clock(session, access, data, new_session=False)
-    session.commit()
-    return result
+    return _advance(session, user, campaign_id, data, idempotency, new_session=False)
+
+
+def _advance(
+    session: Session,
+    user: User,
+    campaign_id: uuid.UUID,
+    data: ClockAdvance,
+    idempotency: IdempotencyRequest | None,
+    *,
+    new_session: bool,
+) -> Response:
+    def work() -> ClockPublic:
+        access = get_campaign_access(session, campaign_id, user, lock=True)
+        entry = advance_clock(session, access, data, new_session=new_session)
+        return ClockPublic(
+            current_session=access.campaign.current_session,
+            current_scene=access.campaign.current_scene,
+            seq=entry.seq,
+            effects=entry.effects,
+        )
+
+    return run_idempotent(session, user, str(campaign_id), idempotency, 201, work)

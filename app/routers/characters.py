@@ -19,6 +19,7 @@ from app.models.character import CharacterKind
 from app.routers.common import Limit, Offset
 from app.services import characters as service
 from app.services.access import can_edit_character, get_campaign_access, get_character_access
+from app.services.idempotency import IdempotencyDep, run_idempotent
 
 router = APIRouter(tags=["characters"])
 
@@ -28,16 +29,24 @@ router = APIRouter(tags=["characters"])
     status_code=201,
     response_model=CharacterPublic,
     operation_id="characters-create",
-    responses=problem_responses(401, 403, 404, 422),
+    responses=problem_responses(401, 403, 404, 409, 422),
 )
 def create_character(
-    session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID, data: CharacterCreate
-) -> CharacterPublic:
+    session: SessionDep,
+    user: CurrentUser,
+    campaign_id: uuid.UUID,
+    data: CharacterCreate,
+    idempotency: IdempotencyDep,
+) -> Response:
     """Create a character; its sheet is validated by the campaign's ruleset."""
-    access = get_campaign_access(session, campaign_id, user, lock=True)
-    character = service.create_character(session, access, data)
-    session.commit()
-    return service.character_public(character, access)
+
+    def work() -> CharacterPublic:
+        access = get_campaign_access(session, campaign_id, user, lock=True)
+        character = service.create_character(session, access, data)
+        session.flush()
+        return service.character_public(character, access)
+
+    return run_idempotent(session, user, str(campaign_id), idempotency, 201, work)
 
 
 @router.get(

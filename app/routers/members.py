@@ -11,6 +11,7 @@ from app.models import MemberCreate, MemberPublic, MembersPublic
 from app.routers.common import Limit, Offset
 from app.services import members as service
 from app.services.access import get_campaign_access
+from app.services.idempotency import IdempotencyDep, run_idempotent
 
 router = APIRouter(prefix="/campaigns/{campaign_id}/members", tags=["members"])
 
@@ -23,13 +24,19 @@ router = APIRouter(prefix="/campaigns/{campaign_id}/members", tags=["members"])
     responses=problem_responses(401, 403, 404, 409, 422),
 )
 def add_member(
-    session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID, data: MemberCreate
-) -> MemberPublic:
+    session: SessionDep,
+    user: CurrentUser,
+    campaign_id: uuid.UUID,
+    data: MemberCreate,
+    idempotency: IdempotencyDep,
+) -> Response:
     """Add a registered user to the campaign as a player (GM only)."""
-    access = get_campaign_access(session, campaign_id, user, lock=True)
-    member = service.add_member(session, access, data)
-    session.commit()
-    return member
+
+    def work() -> MemberPublic:
+        access = get_campaign_access(session, campaign_id, user, lock=True)
+        return service.add_member(session, access, data)
+
+    return run_idempotent(session, user, str(campaign_id), idempotency, 201, work)
 
 
 @router.get(

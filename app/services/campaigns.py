@@ -16,6 +16,7 @@ from app.models import (
     utcnow,
 )
 from app.services.access import CampaignAccess
+from app.services.log import append_entry, open_epoch
 
 
 def campaign_public(campaign: Campaign, role: str) -> CampaignPublic:
@@ -23,12 +24,13 @@ def campaign_public(campaign: Campaign, role: str) -> CampaignPublic:
 
 
 def create_campaign(session: Session, user: User, data: CampaignCreate) -> Campaign:
-    """The caller becomes the GM of a new campaign."""
+    """The caller becomes the GM of a new campaign; its first seed epoch opens (FAIR-1)."""
     options = get_ruleset(data.system).validate_options(data.options)
     campaign = Campaign(name=data.name, system=data.system, options=options, gm_id=user.id)
     session.add(campaign)
     session.flush()
     session.add(CampaignMember(campaign_id=campaign.id, user_id=user.id, role="gm"))
+    open_epoch(session, campaign, user.id)
     return campaign
 
 
@@ -59,7 +61,18 @@ def update_campaign(session: Session, access: CampaignAccess, data: CampaignUpda
     campaign = access.campaign
     changes = data.model_dump(exclude_unset=True)
     if changes.get("options") is not None:
-        campaign.options = get_ruleset(campaign.system).validate_options(changes["options"])
+        options = get_ruleset(campaign.system).validate_options(changes["options"])
+        if options != campaign.options:
+            # Options change how the rules resolve, so the audit log keeps each change.
+            append_entry(
+                session,
+                campaign,
+                kind="options_changed",
+                actor_id=access.user.id,
+                request={"options": options},
+                effects=[{"field": "options", "before": campaign.options, "after": options}],
+            )
+            campaign.options = options
     if changes.get("name") is not None:
         campaign.name = changes["name"]
     campaign.updated_at = utcnow()

@@ -19,6 +19,7 @@ from app.models import (
     utcnow,
 )
 from app.services.access import CampaignAccess, can_edit_character
+from app.services.log import append_entry
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
@@ -128,6 +129,7 @@ def update_character(
                 f"{', '.join(overridden)}: resources the rules spend change only through rule "
                 "actions or a GM override"
             )
+        _log_sheet_change(session, access, character, sheet, override=bool(overridden))
         character.sheet = sheet
     elif "kind" in changes:
         # A PC's sheet may carry creation-only rules; re-check it under its new kind.
@@ -140,6 +142,42 @@ def update_character(
     character.updated_at = utcnow()
     session.add(character)
     return overridden
+
+
+def _log_sheet_change(
+    session: Session,
+    access: CampaignAccess,
+    character: Character,
+    sheet: dict[str, Any],
+    *,
+    override: bool,
+) -> None:
+    """Every sheet change is an audit entry; a GM changing a spent resource is an override."""
+    changed = sorted(
+        k for k in sheet.keys() | character.sheet.keys() if sheet.get(k) != character.sheet.get(k)
+    )
+    if not changed:
+        return
+    effects = [
+        {
+            "character_id": str(character.id),
+            "field": field,
+            "before": character.sheet.get(field),
+            "after": sheet.get(field),
+        }
+        for field in changed
+    ]
+    append_entry(
+        session,
+        access.campaign,
+        kind="sheet_override" if override else "sheet_edit",
+        actor_id=access.user.id,
+        character_id=character.id,
+        # An NPC's sheet is the GM's secret (FAIR-13 "gm": the roller and the GM).
+        visibility="gm" if character.kind == "npc" else "public",
+        request={"fields": changed},
+        effects=effects,
+    )
 
 
 def list_characters(

@@ -1,0 +1,93 @@
+"""The audit log, seed epochs, and idempotency keys."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, Literal
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+from app.models.base import Timestamp, json_field, timestamp_field
+
+Visibility = Literal["public", "gm", "blind", "self"]
+
+
+class SeedEpoch(SQLModel, table=True):
+    """FAIR-1: one seed epoch of a campaign's dice stream. The seed stays secret until closed."""
+
+    __tablename__ = "seed_epoch"
+
+    campaign_id: uuid.UUID = Field(foreign_key="campaign.id", primary_key=True)
+    number: int = Field(primary_key=True)
+    server_seed: str = Field(max_length=64, description="hex; revealed only when closed")
+    commitment: str = Field(max_length=64)
+    client_seed: str = Field(default="", max_length=64)
+    opened_seq: int
+    first_roll_seq: int | None = None
+    closed_seq: int | None = None
+
+
+class LogEntry(SQLModel, table=True):
+    """FAIR-10: one append-only, hash-chained entry. A trigger refuses UPDATE and DELETE."""
+
+    __tablename__ = "log_entry"
+    __table_args__ = (
+        sa.Index("ix_log_entry_campaign_id_kind_seq", "campaign_id", "kind", "seq"),
+        sa.Index("ix_log_entry_campaign_id_character_id_seq", "campaign_id", "character_id", "seq"),
+    )
+
+    campaign_id: uuid.UUID = Field(foreign_key="campaign.id", primary_key=True)
+    seq: int = Field(primary_key=True)
+    epoch: int
+    kind: str = Field(max_length=60)
+    created_at: str = Field(max_length=32, description="RFC 3339 UTC with microseconds")
+    actor_id: str = Field(max_length=36)
+    character_id: str | None = Field(default=None, max_length=36)
+    visibility: str = Field(max_length=10)
+    follows: int | None = None
+    request: dict[str, Any] = json_field(default_factory=dict)
+    draws: list[dict[str, Any]] = json_field(default_factory=list)
+    result: dict[str, Any] = json_field(default_factory=dict)
+    effects: list[dict[str, Any]] = json_field(default_factory=list)
+    prev_hash: str = Field(max_length=64)
+    content_hash: str = Field(max_length=64)
+    hash: str = Field(max_length=64)
+
+    def as_entry(self) -> dict[str, Any]:
+        """The entry exactly as it was hashed (FAIR-10/11)."""
+        entry: dict[str, Any] = {
+            "seq": self.seq,
+            "epoch": self.epoch,
+            "kind": self.kind,
+            "created_at": self.created_at,
+            "actor_id": self.actor_id,
+            "character_id": self.character_id,
+            "visibility": self.visibility,
+            "request": self.request,
+            "draws": self.draws,
+            "result": self.result,
+            "effects": self.effects,
+        }
+        if self.follows is not None:
+            entry["follows"] = self.follows
+        entry.update(
+            {"prev_hash": self.prev_hash, "content_hash": self.content_hash, "hash": self.hash}
+        )
+        return entry
+
+
+class IdempotencyKey(SQLModel, table=True):
+    """A client's Idempotency-Key: a retry with the same key and body gets the stored response."""
+
+    __tablename__ = "idempotency_key"
+
+    user_id: uuid.UUID = Field(foreign_key="user_account.id", primary_key=True)
+    scope: str = Field(max_length=40, primary_key=True)
+    key: str = Field(max_length=255, primary_key=True)
+    fingerprint: str = Field(max_length=64)
+    status_code: int | None = None
+    response_body: Any | None = json_field(default=None, nullable=True)
+    created_at: datetime = timestamp_field()
+    completed_at: datetime | None = Field(default=None, sa_type=Timestamp)

@@ -1,0 +1,102 @@
+"""The campaign's audit log: listing, export, verification."""
+
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import StreamingResponse
+from sqlmodel import Session
+
+from app.core.database import SessionDep
+from app.core.problems import problem_responses
+from app.core.security import CurrentUser
+from app.models.entries import EntriesPublic, VerifyPublic
+from app.routers.common import Limit
+from app.services import log as log_service
+from app.services.access import CampaignAccess, get_campaign_access
+
+router = APIRouter(prefix="/campaigns/{campaign_id}/log", tags=["log"])
+
+NDJSON = "application/x-ndjson"
+
+
+def _readable_access(session: Session, campaign_id: uuid.UUID, user: CurrentUser) -> CampaignAccess:
+    """Members read the log; after a soft delete only the GM still can (FAIR-12)."""
+    access = get_campaign_access(session, campaign_id, user, include_deleted=True)
+    if access.campaign.deleted_at is not None and not access.is_gm:
+        return get_campaign_access(session, campaign_id, user)  # raises the usual 404
+    return access
+
+
+@router.get(
+    "",
+    response_model=EntriesPublic,
+    operation_id="log-list",
+    responses=problem_responses(401, 404, 422),
+)
+def list_log(
+    session: SessionDep,
+    user: CurrentUser,
+    campaign_id: uuid.UUID,
+    after_seq: Annotated[int, Query(ge=0, description="return entries after this seq")] = 0,
+    limit: Limit = 50,
+    character_id: Annotated[uuid.UUID | None, Query()] = None,
+    kind: Annotated[str | None, Query(max_length=60)] = None,
+) -> EntriesPublic:
+    """List every entry in seq order (keyset pagination), redacted as the caller may see it."""
+    access = _readable_access(session, campaign_id, user)
+    data, cursor = log_service.list_entries(
+        session,
+        access,
+        rolls_only=False,
+        after_seq=after_seq,
+        limit=limit,
+        character_id=character_id,
+        kind=kind,
+    )
+    return EntriesPublic.model_validate({"data": data, "next_after_seq": cursor})
+
+
+@router.get(
+    "/verify",
+    response_model=VerifyPublic,
+    operation_id="log-verify",
+    responses=problem_responses(401, 404, 422),
+)
+def verify_log(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -> VerifyPublic:
+    """Verify the whole log: hashes, seq, epochs, re-derived draws, every roll replayed."""
+    access = _readable_access(session, campaign_id, user)
+    report = log_service.verify_campaign(session, access.campaign)
+    return VerifyPublic.model_validate(report.as_dict())
+
+
+@router.get(
+    "/export",
+    response_class=StreamingResponse,
+    operation_id="log-export",
+    responses={
+        200: {
+            "description": "one entry per line in seq order, redacted as the caller may see it",
+            "content": {NDJSON: {"schema": {"type": "string"}}},
+        },
+        **problem_responses(401, 404, 422),
+    },
+)
+def export_log(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -> StreamingResponse:
+    """Export the log as NDJSON for offline verification with nocturne-verify."""
+    access = _readable_access(session, campaign_id, user)
+    entries = list(log_service.iter_entries(session, access.campaign))
+
+    def lines() -> Iterator[bytes]:
+        for entry in entries:
+            view = log_service.entry_view(entry, access)
+            yield json.dumps(view, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+    filename = f"nocturne-{campaign_id}.ndjson"
+    return StreamingResponse(
+        lines(),
+        media_type=NDJSON,
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )

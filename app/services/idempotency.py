@@ -1,0 +1,163 @@
+"""Idempotency-Key: a retried request gets the stored response and never new dice.
+
+The key is claimed in its own short transaction, so a concurrent duplicate sees it and
+gets 409. The response is stored in the same transaction as the work it answers, so a key
+marked done always has its work committed, and a key still pending after
+`ABANDONED_AFTER` never had its work committed and may be taken over.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Annotated, Any
+
+import rfc8785
+from fastapi import Depends, Header, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse
+from sqlalchemy import insert
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, update
+
+from app.core.problems import Conflict, Unprocessable
+from app.models import IdempotencyKey, User
+from app.models.base import utcnow
+
+REPLAY_HEADER = "Idempotent-Replayed"
+ABANDONED_AFTER = timedelta(minutes=2)
+
+
+@dataclass(frozen=True)
+class IdempotencyRequest:
+    key: str
+    fingerprint: str
+
+
+async def idempotency_request(
+    request: Request,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key",
+            min_length=1,
+            max_length=255,
+            pattern=r"^[\x21-\x7e]+$",
+            description="retrying with the same key and body returns the stored response",
+        ),
+    ] = None,
+) -> IdempotencyRequest | None:
+    if idempotency_key is None:
+        return None
+    body = await request.body()
+    try:
+        # The same JSON in another layout is the same request.
+        canonical = rfc8785.dumps(json.loads(body)) if body else b""
+    except (ValueError, rfc8785.CanonicalizationError):
+        canonical = body
+    digest = hashlib.sha256()
+    digest.update(f"{request.method} {request.url.path}\n".encode())
+    digest.update(canonical)
+    return IdempotencyRequest(idempotency_key, digest.hexdigest())
+
+
+IdempotencyDep = Annotated[IdempotencyRequest | None, Depends(idempotency_request)]
+
+
+def run_idempotent(
+    session: Session,
+    user: User,
+    scope: str,
+    idempotency: IdempotencyRequest | None,
+    status_code: int,
+    work: Callable[[], Any],
+) -> JSONResponse:
+    """Run `work` (which must not commit) once per key, commit, and answer with its result."""
+    if idempotency is not None:
+        replay = _claim(session, user.id, scope, idempotency)
+        if replay is not None:
+            return replay
+    try:
+        body = jsonable_encoder(work())
+        if idempotency is not None:
+            session.exec(
+                update(IdempotencyKey)
+                .where(
+                    col(IdempotencyKey.user_id) == user.id,
+                    col(IdempotencyKey.scope) == scope,
+                    col(IdempotencyKey.key) == idempotency.key,
+                )
+                .values(status_code=status_code, response_body=body, completed_at=utcnow())
+            )
+        session.commit()
+    except BaseException:
+        session.rollback()
+        if idempotency is not None:
+            _release(session, user.id, scope, idempotency.key)
+        raise
+    return JSONResponse(body, status_code=status_code)
+
+
+def _claim(
+    session: Session, user_id: uuid.UUID, scope: str, idempotency: IdempotencyRequest
+) -> JSONResponse | None:
+    try:
+        # A Core INSERT: the key may already sit in this session's identity map.
+        session.execute(
+            insert(IdempotencyKey).values(
+                user_id=user_id,
+                scope=scope,
+                key=idempotency.key,
+                fingerprint=idempotency.fingerprint,
+                created_at=utcnow(),
+            )
+        )
+        session.commit()
+        return None
+    except IntegrityError:
+        session.rollback()
+    stored = session.get(IdempotencyKey, (user_id, scope, idempotency.key), populate_existing=True)
+    if stored is None:  # released between our insert and this read: a plain retry
+        return _claim(session, user_id, scope, idempotency)
+    if stored.fingerprint != idempotency.fingerprint:
+        raise Unprocessable(
+            "this Idempotency-Key was used with another request body; "
+            "use a new key for a new request"
+        )
+    if stored.status_code is not None:
+        return JSONResponse(
+            stored.response_body,
+            status_code=stored.status_code,
+            headers={REPLAY_HEADER: "true"},
+        )
+    if stored.created_at < utcnow() - ABANDONED_AFTER:
+        # Pending this long means its work never committed: take the key over.
+        taken = session.exec(
+            update(IdempotencyKey)
+            .where(
+                col(IdempotencyKey.user_id) == user_id,
+                col(IdempotencyKey.scope) == scope,
+                col(IdempotencyKey.key) == idempotency.key,
+                col(IdempotencyKey.created_at) == stored.created_at,
+                col(IdempotencyKey.status_code).is_(None),
+            )
+            .values(created_at=utcnow())
+        )
+        session.commit()
+        if taken.rowcount == 1:
+            return None
+    raise Conflict(
+        "a request with this Idempotency-Key is still being processed; retry in a moment"
+    )
+
+
+def _release(session: Session, user_id: uuid.UUID, scope: str, key: str) -> None:
+    """The work failed: forget the key so the client may retry."""
+    stored = session.get(IdempotencyKey, (user_id, scope, key), populate_existing=True)
+    if stored is not None and stored.status_code is None:
+        session.delete(stored)
+        session.commit()

@@ -1,0 +1,331 @@
+"""The campaign log: appending sealed entries, seed epochs, what each member may see.
+
+Every function that appends expects the campaign row locked by the caller
+(`get_campaign_access(..., lock=True)`): the lock is what makes seq gap-free (FAIR-5).
+"""
+
+from __future__ import annotations
+
+import copy
+import secrets
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from app.core.problems import Conflict, NotFound
+from app.engine import catalog
+from app.engine.audit import Report, redact, seal, verify_log
+from app.engine.dice import HmacDiceStream, commitment
+from app.engine.errors import EngineError
+from app.models import Campaign, Character, LogEntry, SeedEpoch
+from app.services.access import CampaignAccess
+
+PAGE_FETCH = 200
+
+
+def now_rfc3339() -> str:
+    """FAIR-10: RFC 3339 UTC with microseconds, e.g. 2026-11-29T12:00:00.000000Z."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def append_entry(
+    session: Session,
+    campaign: Campaign,
+    *,
+    kind: str,
+    actor_id: uuid.UUID,
+    epoch: int | None = None,
+    character_id: uuid.UUID | None = None,
+    visibility: str = "public",
+    request: dict[str, Any] | None = None,
+    draws: list[dict[str, Any]] | None = None,
+    result: dict[str, Any] | None = None,
+    effects: list[dict[str, Any]] | None = None,
+    follows: int | None = None,
+) -> LogEntry:
+    """Seal the next entry onto the chain (FAIR-10/11) and advance the campaign's head."""
+    seq = campaign.last_seq + 1
+    content: dict[str, Any] = {
+        "seq": seq,
+        "epoch": epoch if epoch is not None else campaign.current_epoch,
+        "kind": kind,
+        "created_at": now_rfc3339(),
+        "actor_id": str(actor_id),
+        "character_id": str(character_id) if character_id else None,
+        "visibility": visibility,
+        "request": request or {},
+        "draws": draws or [],
+        "result": result or {},
+        "effects": effects or [],
+    }
+    if follows is not None:
+        content["follows"] = follows
+    sealed = seal(content, campaign.last_hash)
+    row = LogEntry(campaign_id=campaign.id, **sealed)
+    session.add(row)
+    campaign.last_seq = seq
+    campaign.last_hash = sealed["hash"]
+    session.add(campaign)
+    return row
+
+
+# --- seed epochs (FAIR-1..4) -------------------------------------------------------------
+
+
+def open_epoch(session: Session, campaign: Campaign, actor_id: uuid.UUID) -> SeedEpoch:
+    """A fresh secret seed; its commitment is published as an entry before any roll (FAIR-2)."""
+    seed = secrets.token_bytes(32)
+    number = campaign.current_epoch + 1
+    digest = commitment(seed)
+    entry = append_entry(
+        session,
+        campaign,
+        kind="epoch_opened",
+        actor_id=actor_id,
+        epoch=number,
+        result={"campaign_id": str(campaign.id), "commitment": digest},
+    )
+    epoch = SeedEpoch(
+        campaign_id=campaign.id,
+        number=number,
+        server_seed=seed.hex(),
+        commitment=digest,
+        opened_seq=entry.seq,
+    )
+    campaign.current_epoch = number
+    session.add(epoch)
+    return epoch
+
+
+def current_epoch(session: Session, campaign: Campaign, actor_id: uuid.UUID) -> SeedEpoch:
+    epoch = None
+    if campaign.current_epoch:
+        epoch = session.get(SeedEpoch, (campaign.id, campaign.current_epoch))
+    return epoch if epoch is not None else open_epoch(session, campaign, actor_id)
+
+
+def rotate_epoch(session: Session, access: CampaignAccess) -> None:
+    """FAIR-4: close and reveal the current epoch, open the next, in one transaction."""
+    access.require_gm("rotate the seed")
+    campaign = access.campaign
+    epoch = current_epoch(session, campaign, access.user.id)
+    entry = append_entry(
+        session,
+        campaign,
+        kind="epoch_closed",
+        actor_id=access.user.id,
+        epoch=epoch.number,
+        result={"server_seed": epoch.server_seed, "commitment": epoch.commitment},
+    )
+    epoch.closed_seq = entry.seq
+    session.add(epoch)
+    open_epoch(session, campaign, access.user.id)
+
+
+def set_client_seed(session: Session, access: CampaignAccess, client_seed: str) -> None:
+    """FAIR-3: any member sets the client seed while the epoch has served no roll."""
+    epoch = current_epoch(session, access.campaign, access.user.id)
+    if epoch.first_roll_seq is not None:
+        raise Conflict(
+            f"epoch {epoch.number} already served a roll (seq {epoch.first_roll_seq}), so its "
+            "client seed is frozen; the GM can rotate the seed to open a new epoch",
+            rule="FAIR-3",
+        )
+    append_entry(
+        session,
+        access.campaign,
+        kind="client_seed_set",
+        actor_id=access.user.id,
+        epoch=epoch.number,
+        request={"client_seed": client_seed},
+        result={"client_seed": client_seed},
+    )
+    epoch.client_seed = client_seed
+    session.add(epoch)
+
+
+def list_epochs(session: Session, campaign: Campaign) -> list[SeedEpoch]:
+    return list(
+        session.exec(
+            select(SeedEpoch)
+            .where(SeedEpoch.campaign_id == campaign.id)
+            .order_by(col(SeedEpoch.number))
+        ).all()
+    )
+
+
+# --- rule entries -------------------------------------------------------------------------
+
+
+def record_resolution(
+    session: Session,
+    access: CampaignAccess,
+    *,
+    kind: str,
+    request: dict[str, Any],
+    character_id: uuid.UUID | None = None,
+    visibility: str = "public",
+    follows: int | None = None,
+) -> LogEntry:
+    """Run the engine on the campaign's stream for the next seq, log it, apply its effects."""
+    campaign = access.campaign
+    epoch = current_epoch(session, campaign, access.user.id)
+    seq = campaign.last_seq + 1
+    dice = HmacDiceStream(
+        bytes.fromhex(epoch.server_seed), str(campaign.id), epoch.number, epoch.client_seed, seq
+    )
+    resolution = catalog.resolve(kind, request, dice)
+    entry = append_entry(
+        session,
+        campaign,
+        kind=kind,
+        actor_id=access.user.id,
+        epoch=epoch.number,
+        character_id=character_id,
+        visibility=visibility,
+        request=request,
+        draws=[dict(draw) for draw in dice.draws],
+        result=resolution.result,
+        effects=resolution.effects,
+        follows=follows,
+    )
+    apply_effects(session, campaign, resolution.effects)
+    if catalog.is_roll_kind(kind) and epoch.first_roll_seq is None:
+        epoch.first_roll_seq = entry.seq
+        session.add(epoch)
+    return entry
+
+
+def _set_path(document: dict[str, Any], path: str, value: Any) -> Any:
+    """Set a dotted path in a sheet; returns the value it replaced."""
+    *parents, leaf = path.split(".")
+    node = document
+    for part in parents:
+        node = node.setdefault(part, {})
+    before = node.get(leaf)
+    node[leaf] = value
+    return before
+
+
+def apply_effects(session: Session, campaign: Campaign, effects: list[dict[str, Any]]) -> None:
+    """Write the engine's sheet changes; each names the value it expects to replace."""
+    sheets: dict[str, Character] = {}
+    for effect in effects:
+        character_id = effect.get("character_id")
+        field = effect.get("field")
+        if character_id is None or field is None or "after" not in effect:
+            continue  # a narrative effect for the table, nothing to store
+        character = sheets.get(character_id)
+        if character is None:
+            character = session.get(Character, uuid.UUID(character_id))
+            if character is None or character.campaign_id != campaign.id:
+                raise EngineError(f"effect on unknown character {character_id}")
+            character.sheet = copy.deepcopy(character.sheet)
+            sheets[character_id] = character
+        before = _set_path(character.sheet, field, copy.deepcopy(effect["after"]))
+        if "before" in effect and before != effect["before"]:
+            raise EngineError(
+                f"sheet of {character_id} changed under the rules: {field} was {before!r}, "
+                f"expected {effect['before']!r}"
+            )
+    for character in sheets.values():
+        session.add(character)
+
+
+# --- reading the log (FAIR-13) -------------------------------------------------------------
+
+
+def can_see(entry: LogEntry, access: CampaignAccess) -> bool:
+    """public: everyone; gm and self: the roller and the GM; blind: the GM only."""
+    if entry.visibility == "public" or access.is_gm:
+        return True
+    if entry.visibility in ("gm", "self"):
+        return entry.actor_id == str(access.user.id)
+    return False
+
+
+def entry_view(entry: LogEntry, access: CampaignAccess) -> dict[str, Any]:
+    """The entry as this member may see it, redacted when they may not (FAIR-13)."""
+    full = entry.as_entry()
+    return full if can_see(entry, access) else redact(full)
+
+
+def public_view(entry: LogEntry, access: CampaignAccess) -> dict[str, Any]:
+    """API shape of an entry: like the export, with `follows` always present when visible."""
+    view = entry_view(entry, access)
+    if not view.get("redacted"):
+        view.setdefault("follows", None)
+    return view
+
+
+def list_entries(
+    session: Session,
+    access: CampaignAccess,
+    *,
+    rolls_only: bool,
+    after_seq: int,
+    limit: int,
+    character_id: uuid.UUID | None = None,
+    kind: str | None = None,
+) -> tuple[list[dict[str, Any]], int | None]:
+    """Keyset page of entries after `after_seq`, and the cursor of the next page."""
+    conditions = [col(LogEntry.campaign_id) == access.campaign.id]
+    if rolls_only:
+        roll_kinds = [name for name in catalog.KINDS if catalog.is_roll_kind(name)]
+        conditions.append(col(LogEntry.kind).in_(roll_kinds))
+    if kind is not None:
+        conditions.append(col(LogEntry.kind) == kind)
+    if character_id is not None:
+        conditions.append(col(LogEntry.character_id) == str(character_id))
+    views: list[dict[str, Any]] = []
+    cursor = after_seq
+    # Filtering by character must not reveal which hidden entries concern that character.
+    hide_invisible = character_id is not None
+    while True:
+        rows = session.exec(
+            select(LogEntry)
+            .where(*conditions, col(LogEntry.seq) > cursor)
+            .order_by(col(LogEntry.seq))
+            .limit(PAGE_FETCH)
+        ).all()
+        for row in rows:
+            cursor = row.seq
+            if hide_invisible and not can_see(row, access):
+                continue
+            views.append(public_view(row, access))
+            if len(views) == limit:
+                return views, cursor
+        if len(rows) < PAGE_FETCH:
+            return views, None
+
+
+def get_roll(session: Session, access: CampaignAccess, seq: int) -> LogEntry:
+    entry = session.get(LogEntry, (access.campaign.id, seq))
+    if entry is None or not catalog.is_roll_kind(entry.kind):
+        raise NotFound(f"no roll with seq {seq} in this campaign")
+    return entry
+
+
+def iter_entries(session: Session, campaign: Campaign) -> Iterator[LogEntry]:
+    """Every entry in seq order, read in pages to bound memory."""
+    cursor = 0
+    while True:
+        rows = session.exec(
+            select(LogEntry)
+            .where(col(LogEntry.campaign_id) == campaign.id, col(LogEntry.seq) > cursor)
+            .order_by(col(LogEntry.seq))
+            .limit(1000)
+        ).all()
+        yield from rows
+        if len(rows) < 1000:
+            return
+        cursor = rows[-1].seq
+
+
+def verify_campaign(session: Session, campaign: Campaign) -> Report:
+    """FAIR-14 on the stored log."""
+    entries = (entry.as_entry() for entry in iter_entries(session, campaign))
+    return verify_log(entries, campaign_id=str(campaign.id))

@@ -1,0 +1,74 @@
+"""Dice sources: uniformity (exhaustive and statistical) and the replay source (FAIR-7, FAIR-8)."""
+
+from collections import Counter
+
+import pytest
+
+from app.engine.dice import HmacDiceStream, ReplayDice, face_from_word
+from app.engine.errors import DiceError
+
+# Critical values of the chi-square distribution at p = 0.001 (standard tables).
+CHI2_CRITICAL_P001 = {5: 20.515, 9: 27.877}
+
+
+@pytest.mark.parametrize("sides", range(2, 21))
+def test_FAIR_7_rejection_rule_is_exactly_uniform_on_16_bit_words(sides):
+    # The same rule on a reduced word size, every word enumerated: each face gets exactly
+    # the same number of words, and only the tail that would bias the result is rejected.
+    counts = Counter(face_from_word(word, sides, bits=16) for word in range(2**16))
+    rejected = counts.pop(None, 0)
+    assert rejected == 2**16 % sides
+    assert set(counts) == set(range(1, sides + 1))
+    assert len(set(counts.values())) == 1
+
+
+@pytest.mark.parametrize("sides", [6, 10])
+def test_FAIR_7_chi_square_over_a_million_draws(sides):
+    stream = HmacDiceStream(bytes(range(32)), "chi-square", 1, "fixed", 1)
+    draws = 1_000_000
+    counts = Counter(stream.roll(sides) for _ in range(draws))
+    expected = draws / sides
+    statistic = sum((counts[face] - expected) ** 2 / expected for face in range(1, sides + 1))
+    assert statistic < CHI2_CRITICAL_P001[sides - 1], statistic
+
+
+def test_FAIR_8_replay_hands_back_recorded_faces():
+    replay = ReplayDice([{"sides": 6, "face": 4}, {"sides": 10, "face": 10}])
+    assert replay.roll(6) == 4
+    assert replay.roll(10) == 10
+    replay.assert_consumed()
+    assert replay.draws == [{"sides": 6, "face": 4}, {"sides": 10, "face": 10}]
+
+
+def test_FAIR_8_replay_fails_on_a_die_not_recorded():
+    replay = ReplayDice([{"sides": 6, "face": 4}])
+    replay.roll(6)
+    with pytest.raises(DiceError, match="only 1 were recorded"):
+        replay.roll(6)
+
+
+def test_FAIR_8_replay_fails_on_other_sides():
+    with pytest.raises(DiceError, match="asked for a d10, the record holds a d6"):
+        ReplayDice([{"sides": 6, "face": 4}]).roll(10)
+
+
+def test_FAIR_8_replay_fails_on_an_impossible_face():
+    with pytest.raises(DiceError, match="impossible"):
+        ReplayDice([{"sides": 6, "face": 7}]).roll(6)
+
+
+def test_FAIR_8_replay_fails_when_dice_are_left_over():
+    replay = ReplayDice([{"sides": 6, "face": 4}, {"sides": 6, "face": 2}])
+    replay.roll(6)
+    with pytest.raises(DiceError, match="2 dice were recorded but the rules used 1"):
+        replay.assert_consumed()
+
+
+def test_stream_records_every_draw_and_refuses_impossible_dice():
+    stream = HmacDiceStream(bytes(32), "c", 1, "", 1)
+    faces = [stream.roll(20) for _ in range(5)]
+    assert [d["face"] for d in stream.draws] == faces
+    with pytest.raises(DiceError):
+        stream.roll(0)
+    with pytest.raises(DiceError):
+        HmacDiceStream(b"short", "c", 1, "", 1)
