@@ -7,8 +7,10 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import rfc8785
@@ -18,6 +20,7 @@ from app.engine.dice import Draw, ReplayDice, commitment, rederive_faces
 from app.engine.errors import EngineError
 
 GENESIS_HASH = "0" * 64
+CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{0,64}")
 HASH_FIELDS = ("prev_hash", "content_hash", "hash")
 REDACTED_FIELDS = ("seq", "epoch", "kind", "visibility", "created_at", *HASH_FIELDS)
 CONTENT_FIELDS = (
@@ -40,13 +43,55 @@ def content_of(entry: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in entry.items() if key not in HASH_FIELDS}
 
 
-def canonical_json(value: Any) -> bytes:
-    """RFC 8785 (JSON Canonicalization Scheme) bytes."""
+MAX_SAFE_INTEGER = 2**53 - 1
+_PLAIN, _HAS_FLOAT, _NEEDS_REFERENCE = 0, 1, 2
+
+
+def _scan(value: Any) -> int:
+    """Classify a JSON value: plain (fast path), holding a float, or needing the reference.
+
+    On plain values (str, bool, None, safe integers, lists, dicts with ASCII keys) RFC 8785
+    is exactly `json.dumps` with sorted keys, no spaces and no ASCII escaping: keys sort the
+    same in UTF-16 and in code points when they are ASCII, and both escape only `"`, `\\`
+    and control characters, in lowercase hex.
+    """
+    status = _PLAIN
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is int:
+            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                status = _NEEDS_REFERENCE
+        elif kind is dict:
+            for key, child in item.items():
+                if type(key) is not str or not key.isascii():
+                    status = _NEEDS_REFERENCE
+                stack.append(child)
+        elif kind is list or kind is tuple:
+            stack.extend(item)
+        elif kind is float:
+            return _HAS_FLOAT
+        else:
+            status = _NEEDS_REFERENCE
+    return status
+
+
+def canonical_json(value: Any, scanned: int | None = None) -> bytes:
+    """RFC 8785 (JSON Canonicalization Scheme) bytes; `scanned` reuses a `_scan` result."""
+    if (_scan(value) if scanned is None else scanned) == _PLAIN:
+        try:
+            text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            return text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: let the reference refuse it
+            pass
     return rfc8785.dumps(value)
 
 
-def content_hash(entry: Mapping[str, Any]) -> str:
-    return hashlib.sha256(canonical_json(content_of(entry))).hexdigest()
+def content_hash(entry: Mapping[str, Any], scanned: int | None = None) -> str:
+    return hashlib.sha256(canonical_json(content_of(entry), scanned)).hexdigest()
 
 
 def chain_hash(prev_hash: str, seq: int, content_digest: str) -> str:
@@ -74,13 +119,8 @@ def redact(entry: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def find_float(value: Any) -> bool:
-    if isinstance(value, float):
-        return True
-    if isinstance(value, Mapping):
-        return any(find_float(v) for v in value.values())
-    if isinstance(value, list | tuple):
-        return any(find_float(v) for v in value)
-    return False
+    """FAIR-10: entries hold integers, strings, booleans, null, lists and objects only."""
+    return _scan(value) == _HAS_FLOAT
 
 
 @dataclass
@@ -121,52 +161,76 @@ class _Epoch:
     campaign_id: str | None = None
     client_seed: str = ""
     first_roll_seq: int | None = None
-    seed: bytes | None = None
-    revealed: set[int] = field(default_factory=set)
+    closed: bool = False
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
 
 
 def _revealed_seeds(entries: Sequence[Mapping[str, Any]]) -> dict[int, bytes]:
-    """Seeds published by epoch_closed entries that match their epoch's commitment."""
+    """Seeds published by epoch_closed entries that match their epoch's first commitment.
+
+    Read ahead so draws can be re-derived before the reveal is reached; whether each
+    reveal is legitimate is then checked in order, at its own seq.
+    """
     commitments: dict[int, str] = {}
     seeds: dict[int, bytes] = {}
     for entry in entries:
-        if entry.get("redacted"):
-            continue
-        result = entry.get("result")
-        if not isinstance(result, Mapping):
+        result, epoch = entry.get("result"), entry.get("epoch")
+        if entry.get("redacted") or not isinstance(result, Mapping) or type(epoch) is not int:
             continue
         if entry.get("kind") == "epoch_opened" and isinstance(result.get("commitment"), str):
-            commitments[int(entry["epoch"])] = result["commitment"]
-        elif entry.get("kind") == "epoch_closed":
+            commitments.setdefault(epoch, result["commitment"])
+        elif entry.get("kind") == "epoch_closed" and isinstance(result.get("server_seed"), str):
             try:
-                seed = bytes.fromhex(str(result.get("server_seed")))
+                seed = bytes.fromhex(result["server_seed"])
             except ValueError:
                 continue
-            epoch = int(entry["epoch"])
             if len(seed) == 32 and commitments.get(epoch) == commitment(seed):
-                seeds[epoch] = seed
+                seeds.setdefault(epoch, seed)
     return seeds
 
 
-def verify_log(entries: Iterable[Mapping[str, Any]], *, campaign_id: str | None = None) -> Report:
-    """FAIR-14: check the chain, the epochs, re-derive closed epochs' draws, replay every roll."""
+def verify_log(
+    entries: Iterable[Mapping[str, Any]],
+    *,
+    campaign_id: str | None = None,
+    head: tuple[int, str] | None = None,
+) -> Report:
+    """FAIR-14: check the chain, the epochs, re-derive closed epochs' draws, replay every roll.
+
+    `head` is the (seq, hash) the log must end on; without it a log cut after a whole entry
+    cannot be told from a complete one.
+    """
     ordered = list(entries)
     report = Report()
     seeds = _revealed_seeds(ordered)
     epochs: dict[int, _Epoch] = {}
     prev_hash = GENESIS_HASH
     expected_seq = 1
-    for entry in ordered:
-        seq = entry.get("seq") if isinstance(entry.get("seq"), int) else None
-        try:
+    try:
+        for entry in ordered:
+            if not isinstance(entry, Mapping):
+                raise _Stop(expected_seq, "entry is not a JSON object")
             _check_entry(entry, expected_seq, prev_hash, epochs, seeds, report, campaign_id)
-        except _Stop as stop:
-            report.ok = False
-            report.first_failure = stop.failure
-            return report
-        report.entries_checked += 1
-        prev_hash = str(entry["hash"])
-        expected_seq = (seq or 0) + 1
+            report.entries_checked += 1
+            prev_hash = str(entry["hash"])
+            expected_seq += 1
+        last = expected_seq - 1
+        if head is not None and (last, prev_hash) != head:
+            if head[0] > last:
+                raise _Stop(
+                    last + 1,
+                    f"the log ends at seq {last} but its head is seq {head[0]}: "
+                    "entries are missing",
+                )
+            raise _Stop(
+                head[0], f"the log does not end on its head (seq {head[0]}, hash {head[1]})"
+            )
+    except _Stop as stop:
+        report.ok = False
+        report.first_failure = stop.failure
     return report
 
 
@@ -179,63 +243,58 @@ def _check_entry(
     report: Report,
     campaign_id: str | None,
 ) -> None:
-    redacted = bool(entry.get("redacted"))
+    redacted = entry.get("redacted") is True
     required = REDACTED_FIELDS if redacted else (*CONTENT_FIELDS, *HASH_FIELDS)
     raw_seq = entry.get("seq")
-    seq = raw_seq if isinstance(raw_seq, int) and not isinstance(raw_seq, bool) else None
+    seq = raw_seq if _is_int(raw_seq) else None
+    scanned = _scan(entry)  # the hash fields are plain strings: same status as the content
+    if scanned == _HAS_FLOAT:
+        raise _Stop(seq or expected_seq, "entry holds a floating-point number (FAIR-10)")
     missing = [name for name in required if name not in entry]
     if missing:
-        raise _Stop(seq, f"entry lacks {', '.join(missing)}")
+        raise _Stop(seq or expected_seq, f"entry lacks {', '.join(missing)}")
     if seq != expected_seq:
-        raise _Stop(seq, f"seq gap: expected {expected_seq}, found {raw_seq}")
-    if find_float(entry):
-        raise _Stop(seq, "entry holds a floating-point number (FAIR-10)")
+        raise _Stop(seq or expected_seq, f"seq gap: expected {expected_seq}, found {raw_seq!r}")
     if entry["prev_hash"] != prev_hash:
         raise _Stop(seq, f"prev_hash does not link to the hash of entry {seq - 1}")
-    if not redacted and content_hash(entry) != entry["content_hash"]:
+    if not redacted and content_hash(entry, scanned) != entry["content_hash"]:
         raise _Stop(seq, "content_hash does not match the entry's content")
     if chain_hash(prev_hash, seq, str(entry["content_hash"])) != entry["hash"]:
         raise _Stop(seq, "hash does not match prev_hash, seq and content_hash")
 
-    kind = str(entry["kind"])
-    epoch_number = entry["epoch"]
-    if not isinstance(epoch_number, int) or epoch_number < 1:
+    kind, epoch_number = entry["kind"], entry["epoch"]
+    if not isinstance(kind, str):
+        raise _Stop(seq, "kind must be a string")
+    if not _is_int(epoch_number) or epoch_number < 1:
         raise _Stop(seq, f"epoch must be a positive integer, got {epoch_number!r}")
     if kind == "epoch_opened":
-        if epoch_number in epochs or (epoch_number - 1 not in epochs and epoch_number != 1):
-            raise _Stop(seq, f"epoch {epoch_number} opened out of order")
-        epochs[epoch_number] = _Epoch()
+        _open(seq, epoch_number, epochs)
     epoch = epochs.get(epoch_number)
     if epoch is None:
         raise _Stop(seq, f"epoch {epoch_number} is used before its commitment was published")
+    if epoch.closed:
+        raise _Stop(seq, f"entry in epoch {epoch_number} after its seed was revealed (FAIR-4)")
+    is_roll = kinds.is_roll_kind(kind)
+    if is_roll and epoch.first_roll_seq is None:
+        epoch.first_roll_seq = seq
     if redacted:
-        if kinds.is_roll_kind(kind) and epoch.first_roll_seq is None:
-            epoch.first_roll_seq = seq
-        return
+        return  # the chain is checked; the content is not ours to see
 
     result = entry["result"]
+    if not isinstance(result, Mapping):
+        raise _Stop(seq, "result must be an object")
     if kind == "epoch_opened":
-        epoch.commitment = str(result.get("commitment"))
-        epoch.campaign_id = result.get("campaign_id") or campaign_id
+        _record_commitment(seq, epoch, result, campaign_id)
     elif kind == "client_seed_set":
-        if epoch.first_roll_seq is not None:
-            raise _Stop(seq, "client seed changed after the epoch's first roll (FAIR-3)")
-        epoch.client_seed = str(result.get("client_seed", ""))
+        _record_client_seed(seq, epoch, result)
     elif kind == "epoch_closed":
-        seed_hex = str(result.get("server_seed"))
-        try:
-            seed = bytes.fromhex(seed_hex)
-        except ValueError:
-            raise _Stop(seq, "revealed server_seed is not hex") from None
-        if commitment(seed) != epoch.commitment:
-            raise _Stop(seq, f"revealed seed does not match the commitment of epoch {epoch_number}")
+        _check_reveal(seq, epoch_number, epoch, result)
     elif kind in kinds.KINDS:
-        if kinds.is_roll_kind(kind) and epoch.first_roll_seq is None:
-            epoch.first_roll_seq = seq
-        draws = entry["draws"]
+        if not isinstance(entry["draws"], list) or not isinstance(entry["request"], Mapping):
+            raise _Stop(seq, "draws must be a list and request an object")
         revealed = seeds.get(epoch_number)
-        if revealed is not None and draws:
-            _rederive(entry, seq, epoch_number, epoch, revealed, campaign_id)
+        if revealed is not None and entry["draws"]:
+            _rederive(entry, seq, epoch_number, epoch, revealed)
             report.rederived += 1
         _replay(entry, seq, kind)
         report.replayed += 1
@@ -243,15 +302,52 @@ def _check_entry(
         raise _Stop(seq, f"unknown entry kind '{kind}'")
 
 
-def _rederive(
-    entry: Mapping[str, Any],
-    seq: int,
-    epoch_number: int,
-    epoch: _Epoch,
-    seed: bytes,
-    campaign_id: str | None,
+def _open(seq: int, number: int, epochs: dict[int, _Epoch]) -> None:
+    """FAIR-4: epochs open in order, each after the previous one was closed."""
+    if number in epochs or (number != 1 and number - 1 not in epochs):
+        raise _Stop(seq, f"epoch {number} opened out of order")
+    if number > 1 and not epochs[number - 1].closed:
+        raise _Stop(seq, f"epoch {number} opened before epoch {number - 1} was closed (FAIR-4)")
+    epochs[number] = _Epoch()
+
+
+def _record_commitment(
+    seq: int, epoch: _Epoch, result: Mapping[str, Any], campaign_id: str | None
 ) -> None:
-    owner = epoch.campaign_id or campaign_id
+    digest, owner = result.get("commitment"), result.get("campaign_id")
+    if not isinstance(digest, str) or len(digest) != 64:
+        raise _Stop(seq, "epoch_opened carries no SHA-256 commitment")
+    if owner is not None and campaign_id is not None and owner != campaign_id:
+        raise _Stop(seq, f"epoch_opened belongs to campaign {owner}, not {campaign_id}")
+    epoch.commitment = digest
+    epoch.campaign_id = owner if isinstance(owner, str) else campaign_id
+
+
+def _record_client_seed(seq: int, epoch: _Epoch, result: Mapping[str, Any]) -> None:
+    """FAIR-1/FAIR-3: 0..64 of [A-Za-z0-9_-], set before the epoch's first roll."""
+    if epoch.first_roll_seq is not None:
+        raise _Stop(seq, "client seed changed after the epoch's first roll (FAIR-3)")
+    client_seed = result.get("client_seed", "")
+    if not isinstance(client_seed, str) or not CLIENT_SEED.fullmatch(client_seed):
+        raise _Stop(seq, "client seed is not 0..64 characters of [A-Za-z0-9_-] (FAIR-1)")
+    epoch.client_seed = client_seed
+
+
+def _check_reveal(seq: int, number: int, epoch: _Epoch, result: Mapping[str, Any]) -> None:
+    seed_hex = result.get("server_seed")
+    try:
+        seed = bytes.fromhex(seed_hex) if isinstance(seed_hex, str) else b""
+    except ValueError:
+        raise _Stop(seq, "revealed server_seed is not hex") from None
+    if len(seed) != 32 or commitment(seed) != epoch.commitment:
+        raise _Stop(seq, f"revealed seed does not match the commitment of epoch {number}")
+    epoch.closed = True
+
+
+def _rederive(
+    entry: Mapping[str, Any], seq: int, epoch_number: int, epoch: _Epoch, seed: bytes
+) -> None:
+    owner = epoch.campaign_id
     if owner is None:
         raise _Stop(seq, "the campaign id is unknown, so draws cannot be re-derived")
     draws: list[Draw] = list(entry["draws"])
@@ -260,7 +356,7 @@ def _rederive(
             seed, owner, epoch_number, epoch.client_seed, seq, [d["sides"] for d in draws]
         )
     except (EngineError, KeyError, TypeError) as exc:
-        raise _Stop(seq, f"draws cannot be re-derived: {exc}") from None
+        raise _Stop(seq, f"draws cannot be re-derived: {exc!r}") from None
     if faces != [d["face"] for d in draws]:
         raise _Stop(seq, "draws do not match the revealed seed's stream (FAIR-6)")
 
@@ -272,7 +368,7 @@ def _replay(entry: Mapping[str, Any], seq: int, kind: str) -> None:
         dice.assert_consumed()
     except EngineError as exc:
         raise _Stop(seq, f"replay failed: {exc.detail}") from None
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise _Stop(seq, f"replay failed: malformed request ({exc!r})") from None
     if resolution.result != entry["result"]:
         raise _Stop(seq, "replaying the request and draws gives another result")

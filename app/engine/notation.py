@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from app.engine.dice import DiceSource
@@ -21,7 +22,7 @@ MAX_CONSTANT = 10_000
 MAX_LENGTH = 100
 
 _TERM = re.compile(
-    r"(?:(?P<count>\d+)d(?P<sides>\d+)(?:k(?P<keep>[hl])(?P<kept>\d+))?|(?P<constant>\d+))"
+    r"(?:(?P<count>[0-9]+)d(?P<sides>[0-9]+)(?:k(?P<keep>[hl])(?P<kept>[0-9]+))?|(?P<constant>[0-9]+))"
 )
 
 
@@ -60,11 +61,17 @@ def _invalid(notation: str, reason: str) -> InvalidInput:
 
 def parse(notation: str) -> list[Term]:
     """The terms of a notation, or InvalidInput saying what is wrong."""
+    return list(_parse(notation))
+
+
+@lru_cache(maxsize=1024)
+def _parse(notation: str) -> tuple[Term, ...]:
+    # Parsing is pure, and tables reuse a few notations: verifying a log re-parses each.
+    if len(notation) > MAX_LENGTH:
+        raise _invalid(notation, f"it is longer than {MAX_LENGTH} characters")
     text = notation.replace(" ", "").lower()
     if not text:
         raise _invalid(notation, "it is empty")
-    if len(text) > MAX_LENGTH:
-        raise _invalid(notation, f"it is longer than {MAX_LENGTH} characters")
     terms: list[Term] = []
     position, sign = 0, 1
     if text[0] in "+-":
@@ -93,7 +100,7 @@ def parse(notation: str) -> list[Term]:
     total_dice = sum(t.count for t in terms if isinstance(t, DiceTerm))
     if total_dice > MAX_DICE:
         raise _invalid(notation, f"{total_dice} dice asked, at most {MAX_DICE} per roll")
-    return terms
+    return tuple(terms)
 
 
 def _dice_term(notation: str, sign: int, match: re.Match[str]) -> DiceTerm:

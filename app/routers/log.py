@@ -20,6 +20,7 @@ from app.services.access import CampaignAccess, get_campaign_access
 router = APIRouter(prefix="/campaigns/{campaign_id}/log", tags=["log"])
 
 NDJSON = "application/x-ndjson"
+HEAD_HEADER = "Log-Head"
 
 
 def _readable_access(session: Session, campaign_id: uuid.UUID, user: CurrentUser) -> CampaignAccess:
@@ -80,6 +81,12 @@ def verify_log(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -
         200: {
             "description": "one entry per line in seq order, redacted as the caller may see it",
             "content": {NDJSON: {"schema": {"type": "string"}}},
+            "headers": {
+                HEAD_HEADER: {
+                    "description": "seq:hash of the log's last entry at export time",
+                    "schema": {"type": "string"},
+                }
+            },
         },
         **problem_responses(401, 404, 422),
     },
@@ -95,8 +102,13 @@ def export_log(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -
             yield json.dumps(view, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
     filename = f"nocturne-{campaign_id}.ndjson"
+    head = f"{access.campaign.last_seq}:{access.campaign.last_hash}"
     return StreamingResponse(
         lines(),
         media_type=NDJSON,
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        headers={
+            "Content-Disposition": f'attachment; filename="{filename}"',
+            # Give it to nocturne-verify --head so a cut-off export is caught.
+            HEAD_HEADER: head,
+        },
     )

@@ -54,15 +54,20 @@ async def idempotency_request(
     if idempotency_key is None:
         return None
     body = await request.body()
+    return IdempotencyRequest(idempotency_key, fingerprint(request.method, request.url.path, body))
+
+
+def fingerprint(method: str, path: str, body: bytes) -> str:
+    """What makes two requests the same: method, path, and the body as canonical JSON."""
     try:
         # The same JSON in another layout is the same request.
         canonical = rfc8785.dumps(json.loads(body)) if body else b""
     except (ValueError, rfc8785.CanonicalizationError):
         canonical = body
     digest = hashlib.sha256()
-    digest.update(f"{request.method} {request.url.path}\n".encode())
+    digest.update(f"{method} {path}\n".encode())
     digest.update(canonical)
-    return IdempotencyRequest(idempotency_key, digest.hexdigest())
+    return digest.hexdigest()
 
 
 IdempotencyDep = Annotated[IdempotencyRequest | None, Depends(idempotency_request)]

@@ -1,0 +1,133 @@
+"""Idempotency-Key on every POST that rolls or changes state: a retry never gets new dice."""
+
+import json
+import uuid
+from datetime import timedelta
+
+from sqlalchemy import insert
+
+from app.models import IdempotencyKey, utcnow
+from app.services.idempotency import fingerprint
+from tests.conftest import API, assert_problem
+
+ROLL = {"kind": "dice", "notation": "4d6kh3"}
+
+
+def url(campaign, tail=""):
+    return f"{API}/campaigns/{campaign['id']}{tail}"
+
+
+def post_roll(client, campaign, caller, key, body=ROLL):
+    return client.post(
+        url(campaign, "/rolls"), json=body, headers={**caller.headers, "Idempotency-Key": key}
+    )
+
+
+def roll_count(client, campaign, caller):
+    return len(client.get(url(campaign, "/rolls"), headers=caller.headers).json()["data"])
+
+
+def test_a_retry_gets_the_stored_response_and_no_new_entry(client, gm, make_campaign):
+    campaign = make_campaign()
+    first = post_roll(client, campaign, gm, "roll-1")
+    retry = post_roll(client, campaign, gm, "roll-1")
+    assert first.status_code == retry.status_code == 201
+    assert retry.json() == first.json()
+    assert retry.headers["idempotent-replayed"] == "true"
+    assert "idempotent-replayed" not in first.headers
+    assert roll_count(client, campaign, gm) == 1
+
+
+def test_the_same_json_in_another_layout_is_the_same_request(client, gm, make_campaign):
+    campaign = make_campaign()
+    post_roll(client, campaign, gm, "k")
+    retry = client.post(
+        url(campaign, "/rolls"),
+        content=b'{ "notation" : "4d6kh3",  "kind": "dice" }',
+        headers={**gm.headers, "Idempotency-Key": "k", "Content-Type": "application/json"},
+    )
+    assert retry.status_code == 201 and retry.headers["idempotent-replayed"] == "true"
+
+
+def test_the_same_key_with_another_body_is_422(client, gm, make_campaign):
+    campaign = make_campaign()
+    post_roll(client, campaign, gm, "k")
+    response = post_roll(client, campaign, gm, "k", {"kind": "dice", "notation": "1d20"})
+    assert_problem(response, 422, "another request body")
+    assert roll_count(client, campaign, gm) == 1
+
+
+def claim_without_response(session, campaign, caller, key, *, age=timedelta(0)):
+    """A key held by a request that is still working (or died): claimed, no response yet."""
+    path = f"/api/v1/campaigns/{campaign['id']}/rolls"
+    session.execute(
+        insert(IdempotencyKey).values(
+            user_id=uuid.UUID(caller.id),
+            scope=campaign["id"],
+            key=key,
+            fingerprint=fingerprint("POST", path, json.dumps(ROLL).encode()),
+            created_at=utcnow() - age,
+        )
+    )
+    session.commit()  # into the test's outer transaction, like another request's claim
+
+
+def test_a_retry_while_the_first_is_running_is_409(session, client, gm, make_campaign):
+    campaign = make_campaign()
+    claim_without_response(session, campaign, gm, "running")
+    response = post_roll(client, campaign, gm, "running")
+    assert_problem(response, 409, "still being processed")
+    assert roll_count(client, campaign, gm) == 0
+
+
+def test_an_abandoned_claim_is_taken_over(session, client, gm, make_campaign):
+    # Still pending minutes later means its work never committed: no dice were rolled.
+    campaign = make_campaign()
+    claim_without_response(session, campaign, gm, "crashed", age=timedelta(minutes=10))
+    response = post_roll(client, campaign, gm, "crashed")
+    assert response.status_code == 201 and "idempotent-replayed" not in response.headers
+    assert roll_count(client, campaign, gm) == 1
+
+
+def test_failed_requests_release_their_key(client, gm, make_campaign):
+    campaign = make_campaign()
+    bad = post_roll(client, campaign, gm, "k", {"kind": "dice", "notation": "1d1001"})
+    assert bad.status_code == 422
+    fixed = post_roll(client, campaign, gm, "k", {"kind": "dice", "notation": "1d100"})
+    assert fixed.status_code == 201 and "idempotent-replayed" not in fixed.headers
+
+
+def test_keys_are_scoped_to_the_user_and_campaign(client, gm, player, make_campaign):
+    first = make_campaign(players=(player,))
+    second = make_campaign(name="Autre")
+    assert "idempotent-replayed" not in post_roll(client, first, gm, "same").headers
+    assert "idempotent-replayed" not in post_roll(client, second, gm, "same").headers
+    assert "idempotent-replayed" not in post_roll(client, first, player, "same").headers
+
+
+def test_state_changing_posts_take_a_key(client, gm, make_campaign):
+    campaign = make_campaign()
+    for path in ("/sessions", "/scenes", "/fairness/rotate"):
+        headers = {**gm.headers, "Idempotency-Key": f"key{path}"}
+        first = client.post(url(campaign, path), json={}, headers=headers)
+        retry = client.post(url(campaign, path), json={}, headers=headers)
+        assert first.status_code == 201, first.text
+        assert retry.json() == first.json() and retry.headers["idempotent-replayed"] == "true"
+    created = client.post(
+        f"{API}/campaigns",
+        json={"name": "Idem", "system": "vampire"},
+        headers={**gm.headers, "Idempotency-Key": "new-campaign"},
+    )
+    again = client.post(
+        f"{API}/campaigns",
+        json={"name": "Idem", "system": "vampire"},
+        headers={**gm.headers, "Idempotency-Key": "new-campaign"},
+    )
+    assert again.json()["id"] == created.json()["id"]
+    assert client.get(f"{API}/campaigns", headers=gm.headers).json()["count"] == 2
+
+
+def test_malformed_key_is_422(client, gm, make_campaign):
+    campaign = make_campaign()
+    assert_problem(post_roll(client, campaign, gm, "has space"), 422, "Idempotency-Key")
+    assert_problem(post_roll(client, campaign, gm, "x" * 256), 422)

@@ -1,0 +1,204 @@
+"""Tampering with the log is caught by GET /log/verify and by nocturne-verify (FAIR-14/15).
+
+The stored log is append-only (FAIR-12); these tests lift the trigger inside their own
+rolled-back transaction to play the attacker with direct database access.
+"""
+
+import json
+import secrets
+import subprocess
+import sys
+import uuid
+
+import pytest
+from sqlalchemy import delete, text, update
+
+from app.models import LogEntry, SeedEpoch
+from tests.conftest import API
+
+
+def url(campaign, tail=""):
+    return f"{API}/campaigns/{campaign['id']}{tail}"
+
+
+@pytest.fixture
+def campaign_with_rolls(client, gm, make_campaign):
+    """seq 1 epoch_opened, 2..5 dice rolls, 6 epoch_closed, 7 epoch_opened, 8 a roll."""
+    campaign = make_campaign()
+    for notation in ("1d20", "2d6+1", "3d6kh2", "4d10"):
+        response = client.post(
+            url(campaign, "/rolls"), json={"kind": "dice", "notation": notation}, headers=gm.headers
+        )
+        assert response.status_code == 201
+    client.post(url(campaign, "/fairness/rotate"), headers=gm.headers)
+    client.post(
+        url(campaign, "/rolls"), json={"kind": "dice", "notation": "1d6"}, headers=gm.headers
+    )
+    return campaign
+
+
+def lift_append_only_trigger(session):
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("ALTER TABLE log_entry DISABLE TRIGGER log_entry_append_only"))
+    else:
+        session.execute(text("DROP TRIGGER log_entry_no_update"))
+        session.execute(text("DROP TRIGGER log_entry_no_delete"))
+
+
+def verify_api(client, gm, campaign):
+    return client.get(url(campaign, "/log/verify"), headers=gm.headers).json()
+
+
+def verify_offline(tmp_path, lines, *args):
+    export = tmp_path / "export.ndjson"
+    export.write_text("".join(lines))
+    done = subprocess.run(
+        [sys.executable, "-m", "app.verify", str(export), *args], capture_output=True, text=True
+    )
+    return done.returncode, done.stdout.strip()
+
+
+def export_lines(client, gm, campaign):
+    response = client.get(url(campaign, "/log/export"), headers=gm.headers)
+    return response.text.splitlines(keepends=True), response.headers["log-head"]
+
+
+def where(campaign, seq):
+    return (LogEntry.campaign_id == uuid.UUID(campaign["id"])) & (LogEntry.seq == seq)
+
+
+def test_untouched_log_verifies_both_ways(client, gm, campaign_with_rolls, tmp_path):
+    report = verify_api(client, gm, campaign_with_rolls)
+    assert report == {
+        "ok": True,
+        "entries_checked": 8,
+        "rederived": 4,
+        "replayed": 5,
+        "first_failure": None,
+    }
+    lines, head = export_lines(client, gm, campaign_with_rolls)
+    code, output = verify_offline(tmp_path, lines, "--head", head)
+    assert code == 0 and output.startswith("OK: 8 entries checked, 4 re-derived, 5 replayed")
+
+
+def test_FAIR_12_the_database_refuses_update_and_delete(session, client, gm, campaign_with_rolls):
+    with pytest.raises(Exception, match="append-only"), session.begin_nested():
+        session.execute(update(LogEntry).where(where(campaign_with_rolls, 2)).values(kind="x"))
+    with pytest.raises(Exception, match="append-only"), session.begin_nested():
+        session.execute(delete(LogEntry).where(where(campaign_with_rolls, 2)))
+
+
+def test_FAIR_14_a_changed_field_is_caught(session, client, gm, campaign_with_rolls, tmp_path):
+    lines, _head = export_lines(client, gm, campaign_with_rolls)
+    lift_append_only_trigger(session)
+    session.execute(
+        update(LogEntry).where(where(campaign_with_rolls, 3)).values(result={"total": 12})
+    )
+    session.expire_all()
+    failure = verify_api(client, gm, campaign_with_rolls)["first_failure"]
+    assert failure["seq"] == 3 and "content_hash" in failure["reason"]
+
+    entry = json.loads(lines[2])
+    entry["result"]["total"] += 1
+    lines[2] = json.dumps(entry) + "\n"
+    code, output = verify_offline(tmp_path, lines)
+    assert code == 1 and output.startswith("FAIL at seq 3: content_hash")
+
+
+def test_FAIR_14_a_deleted_entry_is_caught(session, client, gm, campaign_with_rolls, tmp_path):
+    lines, _head = export_lines(client, gm, campaign_with_rolls)
+    lift_append_only_trigger(session)
+    session.execute(delete(LogEntry).where(where(campaign_with_rolls, 4)))
+    session.expire_all()
+    failure = verify_api(client, gm, campaign_with_rolls)["first_failure"]
+    assert failure == {"seq": 5, "reason": "seq gap: expected 4, found 5"}
+
+    code, output = verify_offline(tmp_path, lines[:3] + lines[4:])
+    assert code == 1 and output.startswith("FAIL at seq 5: seq gap: expected 4, found 5")
+
+
+def test_FAIR_14_two_swapped_entries_are_caught(session, client, gm, campaign_with_rolls, tmp_path):
+    lines, _head = export_lines(client, gm, campaign_with_rolls)
+    lift_append_only_trigger(session)
+    second, third = (
+        session.get(LogEntry, (uuid.UUID(campaign_with_rolls["id"]), s)) for s in (2, 3)
+    )
+    payloads = [(e.request, e.draws, e.result) for e in (second, third)]
+    for entry, (request, draws, result) in zip((second, third), reversed(payloads), strict=True):
+        session.execute(
+            update(LogEntry)
+            .where(where(campaign_with_rolls, entry.seq))
+            .values(request=request, draws=draws, result=result)
+        )
+    session.expire_all()
+    failure = verify_api(client, gm, campaign_with_rolls)["first_failure"]
+    assert failure["seq"] == 2 and "content_hash" in failure["reason"]
+
+    swapped = [lines[0], lines[2], lines[1], *lines[3:]]
+    code, output = verify_offline(tmp_path, swapped)
+    assert code == 1 and output.startswith("FAIL at seq 3: seq gap: expected 2, found 3")
+
+
+def test_FAIR_14_a_truncated_tail_is_caught(session, client, gm, campaign_with_rolls, tmp_path):
+    lines, head = export_lines(client, gm, campaign_with_rolls)
+    # Cut after a whole entry: only the published head reveals it.
+    code, output = verify_offline(tmp_path, lines[:6], "--head", head)
+    assert code == 1
+    assert output.startswith("FAIL at seq 7: the log ends at seq 6 but its head is seq 8")
+    # Cut inside an entry.
+    code, output = verify_offline(tmp_path, [*lines[:6], lines[6][:40]])
+    assert code == 1 and output.startswith("FAIL at seq 7: line 7 is cut off")
+    # Rows deleted from the end of the stored log: the campaign's head still says seq 8.
+    lift_append_only_trigger(session)
+    session.execute(
+        delete(LogEntry).where(
+            (LogEntry.campaign_id == uuid.UUID(campaign_with_rolls["id"])) & (LogEntry.seq >= 7)
+        )
+    )
+    session.expire_all()
+    failure = verify_api(client, gm, campaign_with_rolls)["first_failure"]
+    assert failure["seq"] == 7 and "head is seq 8" in failure["reason"]
+
+
+def test_FAIR_14_a_wrong_revealed_seed_is_caught(session, client, gm, make_campaign, tmp_path):
+    campaign = make_campaign()
+    client.post(
+        url(campaign, "/rolls"), json={"kind": "dice", "notation": "2d6"}, headers=gm.headers
+    )
+    # The server swaps its secret seed before revealing it.
+    session.execute(
+        update(SeedEpoch)
+        .where(SeedEpoch.campaign_id == uuid.UUID(campaign["id"]), SeedEpoch.number == 1)
+        .values(server_seed=secrets.token_bytes(32).hex())
+    )
+    session.expire_all()
+    client.post(url(campaign, "/fairness/rotate"), headers=gm.headers)
+    failure = verify_api(client, gm, campaign)["first_failure"]
+    assert failure == {"seq": 3, "reason": "revealed seed does not match the commitment of epoch 1"}
+
+    lines, head = export_lines(client, gm, campaign)
+    code, output = verify_offline(tmp_path, lines, "--head", head)
+    assert code == 1
+    assert output.startswith("FAIL at seq 3: revealed seed does not match the commitment")
+
+
+def test_FAIR_14_a_forged_roll_with_valid_hashes_is_caught_by_replay(
+    client, gm, campaign_with_rolls, tmp_path
+):
+    # A forger rewrites a result and re-seals the chain from there: only replay sees it.
+    from app.engine.audit import seal
+
+    lines, _ = export_lines(client, gm, campaign_with_rolls)
+    entries = [json.loads(line) for line in lines]
+    entries[4]["result"]["total"] = 99
+    prev = entries[3]["hash"]
+    for index in range(4, len(entries)):
+        content = {
+            k: v
+            for k, v in entries[index].items()
+            if k not in ("prev_hash", "content_hash", "hash")
+        }
+        entries[index] = seal(content, prev)
+        prev = entries[index]["hash"]
+    code, output = verify_offline(tmp_path, [json.dumps(e) + "\n" for e in entries])
+    assert code == 1 and output.startswith("FAIL at seq 5: replaying the request and draws")

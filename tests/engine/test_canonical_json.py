@@ -1,0 +1,45 @@
+"""FAIR-11: the fast canonical JSON path is byte-for-byte the RFC 8785 reference."""
+
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.engine.audit import canonical_json, find_float
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**60), max_value=2**60) | st.text(),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(json_values)
+def test_FAIR_11_canonical_json_matches_the_reference(value):
+    try:
+        expected = rfc8785.dumps(value)
+    except rfc8785.CanonicalizationError:
+        # Out of the scheme's domain (a lone surrogate, an unsafe integer): both refuse.
+        try:
+            canonical_json(value)
+        except rfc8785.CanonicalizationError:
+            return
+        raise AssertionError(f"fast path accepted what RFC 8785 refuses: {value!r}") from None
+    assert canonical_json(value) == expected
+
+
+def test_FAIR_11_keys_outside_ascii_sort_by_utf16_code_units():
+    # U+1F600 is the surrogate pair D83D DE00 in UTF-16, so it sorts before U+E000 there,
+    # though after it in code points (Python's sort_keys): the reference order must win.
+    value = {"\ue000": 2, "\U0001f600": 1, "a": 3}
+    text = canonical_json(value)
+    assert text == rfc8785.dumps(value)
+    assert text.index("\U0001f600".encode()) < text.index("\ue000".encode())
+
+
+def test_FAIR_10_floats_are_found_even_behind_values_the_fast_path_skips():
+    assert find_float({"big": 2**60, "nested": [{"x": 0.5}]})
+    assert find_float([1, "a", {"é": 1.0}])
+    assert not find_float({"a": [1, True, None, "x", {"b": 2**60}]})
