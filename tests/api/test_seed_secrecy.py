@@ -54,13 +54,16 @@ def test_FAIR_2_seed_is_secret_until_reveal(session, client, gm, player, make_ca
         for caller in (gm, player):
             for path in ("/fairness", "/log", "/rolls", "/log/verify", "/log/export", "/rolls/3"):
                 client.get(f"{base}{path}", headers=caller.headers)
-        (first_epoch,) = session.exec(select(SeedEpoch)).all()
+        campaign_id = uuid.UUID(campaign["id"])
+        (first_epoch,) = session.exec(
+            select(SeedEpoch).where(SeedEpoch.campaign_id == campaign_id)
+        ).all()
         seed = first_epoch.server_seed
         assert seed and all(seed not in text and seed.upper() not in text for text in seen)
 
         reveal = client.post(f"{base}/fairness/rotate", headers=gm.headers).json()
         assert reveal["past"][0]["server_seed"] == seed  # revealed once closed (FAIR-4)
-        second_seed = session.exec(select(SeedEpoch).where(SeedEpoch.number == 2)).one().server_seed
+        second_seed = session.get(SeedEpoch, (campaign_id, 2)).server_seed
         client.get(f"{base}/log/export", headers=gm.headers)
         client.get(f"{base}/fairness", headers=player.headers)
         assert all(second_seed not in text for text in seen)

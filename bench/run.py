@@ -1,0 +1,344 @@
+"""make bench: throughput and latency of the API on PostgreSQL, and log verification speed.
+
+Starts the service with several uvicorn workers on a fresh PostgreSQL database, then
+measures at 1, 16 and 64 concurrent clients (a) GET /health, the framework's ceiling on
+this machine, and (b) POST /rolls with 3d6kh2, each one audited; then the time to verify
+a 10,000-entry log. Writes the figures to BENCHMARKS.md with the machine they came from.
+
+    python -m bench.run [--seconds 8] [--workers 2] [--entries 10000]
+
+BENCH_DATABASE_URL picks the database (default: nocturne_bench on the local server; it
+is created if missing and its public schema is recreated).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psycopg
+from sqlalchemy.engine import make_url
+
+from app.engine.audit import verify_log
+from bench.load import Result, _exchange, build_request, call, run_load
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/nocturne_bench"
+HOST = "127.0.0.1"
+CONCURRENCY = (1, 16, 64)
+TARGET_RATIO, TARGET_P99_MS, TARGET_VERIFY = 0.40, 100.0, 20_000
+
+
+def prepare_database(url: str) -> None:
+    """Create the database if needed, recreate its schema, apply the migrations."""
+    parts = make_url(url)
+    admin = parts.set(drivername="postgresql", database="postgres")
+    target = parts.set(drivername="postgresql")
+    with psycopg.connect(admin.render_as_string(hide_password=False), autocommit=True) as conn:
+        exists = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", (parts.database,)
+        ).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{parts.database}"')
+    with psycopg.connect(target.render_as_string(hide_password=False), autocommit=True) as conn:
+        conn.execute("DROP SCHEMA IF EXISTS public CASCADE")
+        conn.execute("CREATE SCHEMA public")
+    env = {**os.environ, "DATABASE_URL": url}
+    subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", "head"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(url: str, port: int, workers: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "DATABASE_URL": url}
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.main:app",
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--no-access-log",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            status, _ = call(HOST, port, build_request("GET", "/api/v1/health"))
+            if status == 200:
+                return server
+        except OSError:
+            time.sleep(0.2)
+    server.kill()
+    raise SystemExit("the server did not answer /api/v1/health within 30 s")
+
+
+def register(port: int, name: str) -> str:
+    status, body = call(HOST, port, build_request("POST", "/api/v1/users", body={"name": name}))
+    assert status == 201 and isinstance(body, dict), body
+    return str(body["api_key"])
+
+
+def new_campaign(port: int, key: str, name: str) -> str:
+    request = build_request(
+        "POST",
+        "/api/v1/campaigns",
+        body={"name": name, "system": "vampire"},
+        headers={"Authorization": f"Bearer {key}"},
+    )
+    status, body = call(HOST, port, request)
+    assert status == 201 and isinstance(body, dict), body
+    return str(body["id"])
+
+
+def roll_requests(port: int, clients: int) -> list[bytes]:
+    """One user and campaign per client: tables roll in parallel, each campaign in order."""
+    requests = []
+    for index in range(clients):
+        key = register(port, f"bench-{clients}-{index}")
+        campaign = new_campaign(port, key, f"bench table {clients}-{index}")
+        requests.append(
+            build_request(
+                "POST",
+                f"/api/v1/campaigns/{campaign}/rolls",
+                body={"kind": "dice", "notation": "3d6kh2"},
+                headers={"Authorization": f"Bearer {key}"},
+            )
+        )
+    return requests
+
+
+def fill_log(port: int, entries: int) -> tuple[str, str]:
+    """A campaign whose log holds `entries` entries: its first epoch and audited rolls."""
+    key = register(port, "bench-verifier")
+    campaign = new_campaign(port, key, "bench verification")
+    request = build_request(
+        "POST",
+        f"/api/v1/campaigns/{campaign}/rolls",
+        body={"kind": "dice", "notation": "3d6kh2"},
+        headers={"Authorization": f"Bearer {key}"},
+    )
+
+    async def writer(count: int) -> None:
+        reader, stream = await asyncio.open_connection(HOST, port)
+        for _ in range(count):
+            status, _ = await _exchange(reader, stream, request)
+            assert status == 201
+        stream.close()
+
+    async def main() -> None:
+        rolls, parallel = entries - 1, 8
+        await asyncio.gather(
+            *(writer(rolls // parallel + (i < rolls % parallel)) for i in range(parallel))
+        )
+
+    asyncio.run(main())
+    return key, campaign
+
+
+def time_verification(port: int, key: str, campaign: str, entries: int) -> dict[str, float]:
+    """Best of three: the service's GET /log/verify, and the offline check of the export."""
+    auth = {"Authorization": f"Bearer {key}"}
+    base = f"/api/v1/campaigns/{campaign}/log"
+    service = []
+    for _ in range(3):
+        started = time.perf_counter()
+        status, body = call(HOST, port, build_request("GET", f"{base}/verify", headers=auth))
+        service.append(time.perf_counter() - started)
+        assert status == 200 and isinstance(body, dict) and body["ok"], body
+        assert body["entries_checked"] == entries, body
+    export = urllib.request.Request(f"http://{HOST}:{port}{base}/export", headers=auth)
+    with urllib.request.urlopen(export) as response:
+        lines = [json.loads(line) for line in response.read().splitlines() if line.strip()]
+    offline = []
+    for _ in range(3):
+        started = time.perf_counter()
+        report = verify_log(lines)
+        offline.append(time.perf_counter() - started)
+        assert report.ok and report.entries_checked == entries
+    return {
+        "service_seconds": min(service),
+        "service_rate": entries / min(service),
+        "offline_seconds": min(offline),
+        "offline_rate": entries / min(offline),
+    }
+
+
+def machine() -> dict[str, str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = ""
+    try:
+        total_kb = int(Path("/proc/meminfo").read_text().split()[1])
+        memory = f"{total_kb / 1024 / 1024:.0f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return {
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "memory": memory,
+        "os": platform.platform(),
+        "python": platform.python_version(),
+    }
+
+
+def postgres_version(url: str) -> str:
+    target = make_url(url).set(drivername="postgresql")
+    with psycopg.connect(target.render_as_string(hide_password=False)) as conn:
+        row = conn.execute("SHOW server_version").fetchone()
+    return str(row[0]) if row else "?"
+
+
+def fmt(result: Result) -> tuple[str, str, str, str]:
+    return (
+        f"{result.rps:,.0f}",
+        f"{result.percentile(0.50) * 1000:.1f}",
+        f"{result.percentile(0.99) * 1000:.1f}",
+        str(result.errors),
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=8.0, help="measured seconds per run")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--entries", type=int, default=10_000, help="log size to verify")
+    parser.add_argument("--output", type=Path, default=ROOT / "BENCHMARKS.md")
+    args = parser.parse_args()
+
+    url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
+    print(f"preparing {make_url(url).render_as_string(hide_password=True)}", flush=True)
+    prepare_database(url)
+    port = free_port()
+    server = start_server(url, port, args.workers)
+    try:
+        health_request = build_request("GET", "/api/v1/health")
+        rows: list[tuple[int, Result, Result]] = []
+        for clients in CONCURRENCY:
+            health = run_load(
+                HOST, port, lambda _: health_request, clients=clients, seconds=args.seconds
+            )
+            requests = roll_requests(port, clients)
+            rolls = run_load(
+                HOST,
+                port,
+                lambda index, requests=requests: requests[index],
+                clients=clients,
+                seconds=args.seconds,
+                expected=201,
+            )
+            rows.append((clients, health, rolls))
+            print(
+                f"{clients:>3} clients: health {health.rps:,.0f}/s, rolls {rolls.rps:,.0f}/s "
+                f"(p99 {rolls.percentile(0.99) * 1000:.1f} ms)",
+                flush=True,
+            )
+        print(f"filling a {args.entries}-entry log", flush=True)
+        key, campaign = fill_log(port, args.entries)
+        verification = time_verification(port, key, campaign, args.entries)
+        print(
+            f"verify: service {verification['service_rate']:,.0f} entries/s, "
+            f"offline {verification['offline_rate']:,.0f} entries/s",
+            flush=True,
+        )
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    write_report(args, rows, verification, postgres_version(url))
+
+
+def write_report(
+    args: argparse.Namespace,
+    rows: list[tuple[int, Result, Result]],
+    verification: dict[str, float],
+    pg_version: str,
+) -> None:
+    info = machine()
+    at16 = next(r for r in rows if r[0] == 16)
+    at64 = next(r for r in rows if r[0] == 64)
+    ratio = at16[2].rps / at16[1].rps if at16[1].rps else 0.0
+    p99_64 = at64[2].percentile(0.99) * 1000
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "**missed**"
+
+    lines = [
+        "# Benchmarks",
+        "",
+        "Measured by `make bench` (`bench/run.py`): the service with "
+        f"{args.workers} uvicorn workers on PostgreSQL {pg_version}, a keep-alive load "
+        f"generator on the same machine, {args.seconds:g} s measured per run after 1 s of "
+        "warm-up. Each client of the roll runs has its own campaign (tables roll in "
+        "parallel; one campaign's rolls are serialized by its counter lock, FAIR-5).",
+        "",
+        f"Run on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC. Machine: {info['cpu']}, "
+        f"{info['cores']} cores, {info['memory']}, {info['os']}, Python {info['python']}.",
+        "",
+        "| clients | GET /health req/s | p50 ms | p99 ms | errors "
+        "| POST /rolls (3d6kh2, audited) req/s | p50 ms | p99 ms | errors |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for clients, health, rolls in rows:
+        lines.append(f"| {clients} | " + " | ".join(fmt(health) + fmt(rolls)) + " |")
+    lines += [
+        "",
+        f"Verifying a {args.entries:,}-entry log (hashes, chain, every roll replayed): "
+        f"`GET /log/verify` {verification['service_seconds'] * 1000:.0f} ms "
+        f"({verification['service_rate']:,.0f} entries/s, database read included); "
+        f"offline on the export {verification['offline_seconds'] * 1000:.0f} ms "
+        f"({verification['offline_rate']:,.0f} entries/s).",
+        "",
+        "| target (2-core machine) | measured | |",
+        "|---|---|---|",
+        f"| audited rolls ≥ 40% of /health at 16 clients | {ratio:.0%} | "
+        f"{verdict(ratio >= TARGET_RATIO)} |",
+        f"| rolls p99 < 100 ms at 64 clients | {p99_64:.1f} ms | "
+        f"{verdict(p99_64 < TARGET_P99_MS)} |",
+        f"| verification ≥ 20,000 entries/s | {verification['service_rate']:,.0f}/s | "
+        f"{verdict(verification['service_rate'] >= TARGET_VERIFY)} |",
+        "",
+    ]
+    args.output.write_text("\n".join(lines))
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,336 @@
+"""FAIR-5 under real concurrency: committed transactions, threads and server processes.
+
+Unlike the rest of the suite these tests do not use the rolled-back `session`/`client`
+fixtures: every request commits into the test database (SQLite file or PostgreSQL), as in
+production, so the campaign row lock and SQLite's BEGIN IMMEDIATE are really exercised.
+Each test registers its own users and campaign; what they commit stays in the database.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import Request
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from app.core.database import WRITE_METHODS, create_db_engine, get_db
+from app.main import app
+from tests.conftest import API, ROOT
+
+ROLL = {"kind": "dice", "notation": "1d6"}
+# One request may wait behind every other writer; generous, yet the file stays well under 60 s.
+REQUEST_TIMEOUT = 30.0
+SERVER_START_TIMEOUT = 30.0
+
+Outcome = tuple[int, dict[str, str], Any]  # status, headers, JSON body (or text)
+
+
+# --- committed requests in-process --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def committed_engine(db_engine: Engine, database_url: str) -> Iterator[Engine]:
+    """An engine of our own on the migrated test database, like the app's get_engine()."""
+    engine = create_db_engine(database_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def committed_app(committed_engine: Engine) -> Iterator[None]:
+    """The app with get_db mirroring production: one committed session per request."""
+    write_engine = committed_engine.execution_options(sqlite_begin="IMMEDIATE")
+
+    def committed_db(request: Request) -> Iterator[Session]:
+        bind = write_engine if request.method in WRITE_METHODS else committed_engine
+        with Session(bind, expire_on_commit=False) as db:
+            yield db
+
+    previous = app.dependency_overrides.get(get_db)
+    app.dependency_overrides[get_db] = committed_db
+    try:
+        yield
+    finally:
+        if previous is None:
+            app.dependency_overrides.pop(get_db, None)
+        else:
+            app.dependency_overrides[get_db] = previous
+
+
+def _outcome(response: Any) -> Outcome:
+    try:
+        body: Any = response.json()
+    except ValueError:
+        body = response.text
+    return response.status_code, dict(response.headers), body
+
+
+def _guarded(call: Callable[[], Any]) -> Outcome:
+    """Run one request; an exception becomes an outcome so the main thread can report it."""
+    try:
+        return _outcome(call())
+    except Exception as exc:
+        return -1, {}, f"{type(exc).__name__}: {exc}"
+
+
+def _unexpected(outcomes: list[Outcome], *allowed: int) -> list[tuple[int, Any]]:
+    return [(status, body) for status, _headers, body in outcomes if status not in allowed]
+
+
+def _register_gm_and_campaign(http: Any, name: str) -> tuple[dict[str, str], str]:
+    """A fresh GM (their auth headers) and the id of their new Vampire campaign."""
+    user = http.post(f"{API}/users", json={"name": name})
+    assert user.status_code == 201, user.text
+    headers = {"Authorization": f"Bearer {user.json()['api_key']}"}
+    campaign = http.post(
+        f"{API}/campaigns",
+        json={"name": f"Chicago by Night {uuid.uuid4().hex[:8]}", "system": "vampire"},
+        headers=headers,
+    )
+    assert campaign.status_code == 201, campaign.text
+    return headers, campaign.json()["id"]
+
+
+def _all_log_entries(http: Any, campaign_id: str, headers: dict[str, str]) -> list[dict[str, Any]]:
+    """Every entry, following the keyset cursor page by page."""
+    entries: list[dict[str, Any]] = []
+    after_seq = 0
+    for _ in range(1000):
+        page = http.get(
+            f"{API}/campaigns/{campaign_id}/log",
+            params={"limit": 200, "after_seq": after_seq},
+            headers=headers,
+        )
+        assert page.status_code == 200, page.text
+        body = page.json()
+        entries.extend(body["data"])
+        if body["next_after_seq"] is None:
+            return entries
+        assert body["next_after_seq"] > after_seq, body["next_after_seq"]
+        after_seq = body["next_after_seq"]
+    raise AssertionError("the log cursor never reached the last page")
+
+
+def _assert_gap_free_and_verified(
+    http: Any, campaign_id: str, headers: dict[str, str], rolls: int
+) -> list[dict[str, Any]]:
+    entries = _all_log_entries(http, campaign_id, headers)
+    seqs = [entry["seq"] for entry in entries]
+    expected = 1 + rolls  # epoch_opened, then every roll
+    assert seqs == list(range(1, expected + 1)), (
+        f"seq not gap-free 1..{expected}: missing {sorted(set(range(1, expected + 1)) - set(seqs))}"
+        f", duplicated {sorted({s for s in seqs if seqs.count(s) > 1})}, count {len(seqs)}"
+    )
+    assert entries[0]["kind"] == "epoch_opened"
+    assert [entry["kind"] for entry in entries[1:]] == ["dice"] * rolls
+    verify = http.get(f"{API}/campaigns/{campaign_id}/log/verify", headers=headers)
+    assert verify.status_code == 200, verify.text
+    report = verify.json()
+    assert report["ok"] is True, report
+    assert report["first_failure"] is None, report
+    assert report["entries_checked"] == expected, report
+    assert report["replayed"] == rolls, report
+    return entries
+
+
+def _assert_roll_seqs(outcomes: list[Outcome], rolls: int) -> None:
+    """The 201 bodies themselves carry distinct seqs 2..rolls+1."""
+    seqs = sorted(body["seq"] for _status, _headers, body in outcomes)
+    assert seqs == list(range(2, rolls + 2)), seqs
+
+
+def test_FAIR_5_eight_threads_rolling_25_times_get_gap_free_seq(committed_app: None) -> None:
+    threads, rolls_each = 8, 25
+    with TestClient(app) as http:
+        headers, campaign_id = _register_gm_and_campaign(http, "Prince Lodin")
+    start = threading.Barrier(threads, timeout=REQUEST_TIMEOUT)
+
+    def roller() -> list[Outcome]:
+        outcomes: list[Outcome] = []
+        with TestClient(app) as own:  # TestClient is not thread-safe: one per thread
+            start.wait()
+            for _ in range(rolls_each):
+                outcomes.append(
+                    _guarded(
+                        lambda: own.post(
+                            f"{API}/campaigns/{campaign_id}/rolls", json=ROLL, headers=headers
+                        )
+                    )
+                )
+        return outcomes
+
+    with ThreadPoolExecutor(threads) as pool:
+        futures = [pool.submit(roller) for _ in range(threads)]
+        outcomes = [outcome for future in futures for outcome in future.result()]
+
+    assert len(outcomes) == threads * rolls_each
+    assert _unexpected(outcomes, 201) == []
+    _assert_roll_seqs(outcomes, threads * rolls_each)
+    with TestClient(app) as http:
+        _assert_gap_free_and_verified(http, campaign_id, headers, threads * rolls_each)
+
+
+def test_concurrent_duplicates_with_one_idempotency_key_create_one_entry(
+    committed_app: None,
+) -> None:
+    threads = 8
+    with TestClient(app) as http:
+        headers, campaign_id = _register_gm_and_campaign(http, "Sheriff Toreador")
+    keyed = {**headers, "Idempotency-Key": f"one-roll-{uuid.uuid4().hex}"}
+    start = threading.Barrier(threads, timeout=REQUEST_TIMEOUT)
+
+    def duplicate() -> Outcome:
+        with TestClient(app) as own:
+            start.wait()
+            return _guarded(
+                lambda: own.post(f"{API}/campaigns/{campaign_id}/rolls", json=ROLL, headers=keyed)
+            )
+
+    with ThreadPoolExecutor(threads) as pool:
+        outcomes = list(pool.map(lambda _: duplicate(), range(threads)))
+
+    assert _unexpected(outcomes, 201, 409) == []
+    created = [outcome for outcome in outcomes if outcome[0] == 201]
+    assert created, outcomes  # the request that claimed the key did its work
+    fresh = [o for o in created if o[1].get("idempotent-replayed") != "true"]
+    assert len(fresh) == 1, [
+        (status, hdrs.get("idempotent-replayed")) for status, hdrs, _ in created
+    ]
+    bodies = [body for _status, _headers, body in created]
+    assert all(body == bodies[0] for body in bodies), bodies
+    for status, hdrs, body in outcomes:
+        if status == 409:
+            assert hdrs["content-type"].startswith("application/problem+json"), body
+            assert "still being processed" in body["detail"], body
+
+    with TestClient(app) as http:
+        # Once the dust settles a retry is a replay of the same roll, never new dice.
+        retry = http.post(f"{API}/campaigns/{campaign_id}/rolls", json=ROLL, headers=keyed)
+        assert retry.status_code == 201, retry.text
+        assert retry.headers["Idempotent-Replayed"] == "true"
+        assert retry.json() == bodies[0]
+        entries = _assert_gap_free_and_verified(http, campaign_id, headers, rolls=1)
+    assert entries[1]["seq"] == bodies[0]["seq"] == 2
+    assert entries[1]["hash"] == bodies[0]["hash"]
+
+
+# --- several server processes on one database ---------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _start_server(port: int, database_url: str, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "WARNING"}
+    env.pop("TEST_DATABASE_URL", None)
+    with log.open("wb") as output:
+        return subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "app.main:app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def _wait_healthy(base_url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"{base_url} exited with {process.returncode}: {log.read_text()}")
+        try:
+            if httpx.get(f"{base_url}{API}/health", timeout=2.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"{base_url} never became healthy: {log.read_text()}")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def test_FAIR_5_four_server_processes_rolling_into_one_campaign(
+    db_engine: Engine, database_url: str, tmp_path: Path
+) -> None:
+    servers, clients_each, rolls_each = 4, 2, 15
+    processes: list[subprocess.Popen[bytes]] = []
+    logs = [tmp_path / f"server-{index}.log" for index in range(servers)]
+    try:
+        base_urls = []
+        for log in logs:
+            port = _free_port()
+            processes.append(_start_server(port, database_url, log))
+            base_urls.append(f"http://127.0.0.1:{port}")
+        for base_url, process, log in zip(base_urls, processes, logs, strict=True):
+            _wait_healthy(base_url, process, log)
+
+        with httpx.Client(base_url=base_urls[0], timeout=REQUEST_TIMEOUT) as http:
+            headers, campaign_id = _register_gm_and_campaign(http, "Archon Ventrue")
+        start = threading.Barrier(servers * clients_each, timeout=REQUEST_TIMEOUT)
+
+        def roller(base_url: str) -> list[Outcome]:
+            outcomes: list[Outcome] = []
+            with httpx.Client(base_url=base_url, timeout=REQUEST_TIMEOUT) as own:
+                start.wait()
+                for _ in range(rolls_each):
+                    outcomes.append(
+                        _guarded(
+                            lambda: own.post(
+                                f"{API}/campaigns/{campaign_id}/rolls", json=ROLL, headers=headers
+                            )
+                        )
+                    )
+            return outcomes
+
+        targets = [url for url in base_urls for _ in range(clients_each)]
+        with ThreadPoolExecutor(len(targets)) as pool:
+            outcomes = [o for batch in pool.map(roller, targets) for o in batch]
+
+        total = servers * clients_each * rolls_each
+        assert len(outcomes) == total
+        server_output = "\n".join(log.read_text()[-4000:] for log in logs)
+        assert _unexpected(outcomes, 201) == [], server_output
+        _assert_roll_seqs(outcomes, total)
+        # Read back through another process than the one that created the campaign.
+        with httpx.Client(base_url=base_urls[-1], timeout=REQUEST_TIMEOUT) as http:
+            _assert_gap_free_and_verified(http, campaign_id, headers, total)
+    finally:
+        for process in processes:
+            _stop(process)
