@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
@@ -36,10 +39,16 @@ Errors are RFC 9457 `application/problem+json`.
 """
 
 
+@asynccontextmanager
+async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    anyio.to_thread.current_default_thread_limiter().total_tokens = get_settings().worker_threads
+    yield
+
+
 def create_app() -> FastAPI:
     settings = get_settings()
     configure_logging(settings.log_level)
-    app = FastAPI(title="Nocturne", version="0.1.0", description=DESCRIPTION)
+    app = FastAPI(title="Nocturne", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
     install_problem_handlers(app)
     for module in (health, users, systems, campaigns, members, characters, rolls, log, fairness):
         app.include_router(module.router, prefix=API_PREFIX)

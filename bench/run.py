@@ -63,43 +63,64 @@ def prepare_database(url: str) -> None:
     )
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
+def listening_sockets(count: int) -> list[socket.socket]:
+    """`count` sockets on one port with SO_REUSEPORT: the kernel spreads connections.
+
+    With `uvicorn --workers N` the workers share one socket and the first to wake accepts
+    every pending connection, so a few keep-alive clients all land on one worker.
+    """
+    sockets: list[socket.socket] = []
+    port = 0
+    for _ in range(count):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((HOST, port))
+        sock.listen(2048)
+        sock.set_inheritable(True)
+        port = sock.getsockname()[1]
+        sockets.append(sock)
+    return sockets
 
 
-def start_server(url: str, port: int, workers: int) -> subprocess.Popen[bytes]:
+def start_servers(url: str, workers: int) -> tuple[int, list[subprocess.Popen[bytes]]]:
+    """One uvicorn process per worker, each serving its own SO_REUSEPORT socket."""
     env = {**os.environ, "DATABASE_URL": url}
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.main:app",
-            "--host",
-            HOST,
-            "--port",
-            str(port),
-            "--workers",
-            str(workers),
-            "--no-access-log",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    sockets = listening_sockets(workers)
+    port = int(sockets[0].getsockname()[1])
+    servers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "bench.serve", str(sock.fileno())],
+            cwd=ROOT,
+            env=env,
+            pass_fds=(sock.fileno(),),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for sock in sockets
+    ]
+    for sock in sockets:
+        sock.close()
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
             status, _ = call(HOST, port, build_request("GET", "/api/v1/health"))
             if status == 200:
-                return server
+                return port, servers
         except OSError:
             time.sleep(0.2)
-    server.kill()
+    stop(servers)
     raise SystemExit("the server did not answer /api/v1/health within 30 s")
+
+
+def stop(servers: list[subprocess.Popen[bytes]]) -> None:
+    for server in servers:
+        server.terminate()
+    for server in servers:
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
 
 
 def register(port: int, name: str) -> str:
@@ -244,8 +265,7 @@ def main() -> None:
     url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
     print(f"preparing {make_url(url).render_as_string(hide_password=True)}", flush=True)
     prepare_database(url)
-    port = free_port()
-    server = start_server(url, port, args.workers)
+    port, servers = start_servers(url, args.workers)
     try:
         health_request = build_request("GET", "/api/v1/health")
         rows: list[tuple[int, Result, Result]] = []
@@ -277,11 +297,7 @@ def main() -> None:
             flush=True,
         )
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(servers)
     write_report(args, rows, verification, postgres_version(url))
 
 
@@ -303,8 +319,9 @@ def write_report(
     lines = [
         "# Benchmarks",
         "",
-        "Measured by `make bench` (`bench/run.py`): the service with "
-        f"{args.workers} uvicorn workers on PostgreSQL {pg_version}, a keep-alive load "
+        "Measured by `make bench` (`bench/run.py`): the service as "
+        f"{args.workers} uvicorn worker processes sharing one port through SO_REUSEPORT, on "
+        f"PostgreSQL {pg_version}, a keep-alive load "
         f"generator on the same machine, {args.seconds:g} s measured per run after 1 s of "
         "warm-up. Each client of the roll runs has its own campaign (tables roll in "
         "parallel; one campaign's rolls are serialized by its counter lock, FAIR-5).",

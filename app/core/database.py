@@ -23,7 +23,9 @@ WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 def create_db_engine(url: str, *, busy_timeout_ms: int = 30_000, **kwargs: Any) -> Engine:
     """An engine for `url`; SQLite gets the pragmas and the BEGIN handling described above."""
     if not url.startswith("sqlite"):
-        kwargs.setdefault("pool_pre_ping", True)
+        # No pre-ping: it costs a round trip on every request. A connection the server
+        # dropped fails one request, and SQLAlchemy then discards the pool's stale ones.
+        kwargs.setdefault("pool_recycle", 1800)
         kwargs.setdefault("pool_size", 10)
         kwargs.setdefault("max_overflow", 20)
         return create_engine(url, **kwargs)

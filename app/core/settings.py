@@ -21,6 +21,9 @@ class Settings(BaseSettings):
         default_factory=list, description="comma-separated origins allowed by CORS (none default)"
     )
     log_level: str = "INFO"
+    # Sync endpoints run in a thread pool; past a few threads per worker they only
+    # contend for the GIL, so requests wait their turn on the event loop instead.
+    worker_threads: int = Field(default=8, ge=1, le=200)
     sqlite_busy_timeout_ms: int = 30_000
 
     @field_validator("cors_origins", mode="before")

@@ -52,7 +52,7 @@ def get_fairness(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID)
     access = get_campaign_access(session, campaign_id, user)
     if access.campaign.current_epoch == 0:  # a campaign from before the audit log
         access = get_campaign_access(session, campaign_id, user, lock=True)
-        log_service.current_epoch(session, access.campaign, user.id)
+        log_service.current_epoch(session, access)
         session.commit()
     return fairness_view(session, access.campaign)
 

@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from sqlmodel import Session, col, select
 
 from app.core.problems import Forbidden, NotFound
-from app.models import Campaign, CampaignMember, Character, User
+from app.models import Campaign, CampaignMember, Character, SeedEpoch, User
 
 
-@dataclass(frozen=True)
+@dataclass
 class CampaignAccess:
-    """A campaign as one member sees it."""
+    """A campaign as one member sees it; `epoch` is its current seed epoch once locked."""
 
     campaign: Campaign
     user: User
     role: str
+    epoch: SeedEpoch | None = None
 
     @property
     def is_gm(self) -> bool:
@@ -41,21 +43,35 @@ def get_campaign_access(
     lock: bool = False,
     include_deleted: bool = False,
 ) -> CampaignAccess:
-    """The campaign and the caller's role, or 404; `lock` holds the row until commit."""
+    """The campaign and the caller's role, or 404.
+
+    `lock` holds the campaign row until commit (FAIR-5), and loads the current seed epoch
+    in the same query: whoever locks is about to append to the log.
+    """
     statement = (
         select(Campaign, CampaignMember.role)
         .join(CampaignMember, col(CampaignMember.campaign_id) == col(Campaign.id))
         .where(Campaign.id == campaign_id, CampaignMember.user_id == user.id)
     )
     if lock:
-        statement = statement.with_for_update(of=Campaign)
-    row = session.exec(statement).first()
+        statement = (
+            statement.add_columns(SeedEpoch)  # type: ignore[assignment]
+            .outerjoin(
+                SeedEpoch,
+                (col(SeedEpoch.campaign_id) == col(Campaign.id))
+                & (col(SeedEpoch.number) == col(Campaign.current_epoch)),
+            )
+            .with_for_update(of=Campaign)
+        )
+    row: Any = session.exec(statement).first()
     if row is None:
         raise campaign_not_found(campaign_id)
-    campaign, role = row
+    campaign, role = row[0], row[1]
     if campaign.deleted_at is not None and not include_deleted:
         raise campaign_not_found(campaign_id)
-    return CampaignAccess(campaign=campaign, user=user, role=role)
+    # Held here: the session's identity map keeps only objects someone references.
+    epoch = row[2] if lock else None
+    return CampaignAccess(campaign=campaign, user=user, role=role, epoch=epoch)
 
 
 def get_character_access(

@@ -8,10 +8,10 @@ from sqlmodel import Session
 
 from app.core.problems import Conflict, Unprocessable
 from app.engine.systems import get_ruleset
-from app.models import Character, LogEntry, utcnow
+from app.models import Character, utcnow
 from app.models.clock import ClockAdvance
 from app.services.access import CampaignAccess
-from app.services.log import record_resolution
+from app.services.log import SealedEntry, record_resolution
 
 
 def _facts(session: Session, access: CampaignAccess, data: ClockAdvance) -> list[dict[str, Any]]:
@@ -34,7 +34,7 @@ def _facts(session: Session, access: CampaignAccess, data: ClockAdvance) -> list
 
 def advance_clock(
     session: Session, access: CampaignAccess, data: ClockAdvance, *, new_session: bool
-) -> LogEntry:
+) -> SealedEntry:
     """Start the next scene, or the next session (which also opens its first scene)."""
     access.require_gm("start sessions and scenes")
     campaign = access.campaign

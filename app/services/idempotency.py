@@ -18,8 +18,8 @@ from typing import Annotated, Any
 
 import rfc8785
 from fastapi import Depends, Header, Request
-from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
+from pydantic_core import to_jsonable_python
 from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, update
@@ -87,7 +87,7 @@ def run_idempotent(
         if replay is not None:
             return replay
     try:
-        body = jsonable_encoder(work())
+        body = to_jsonable_python(work())
         if idempotency is not None:
             session.exec(
                 update(IdempotencyKey)

@@ -13,12 +13,12 @@ from typing import Any
 from sqlmodel import Session
 
 from app.core.problems import Forbidden
-from app.models import Character, LogEntry
+from app.models import Character
 from app.models.entries import DiceRollCreate
 from app.services.access import CampaignAccess, can_edit_character, get_campaign_character
-from app.services.log import record_resolution
+from app.services.log import SealedEntry, record_resolution
 
-RollHandler = Callable[[Session, CampaignAccess, Any], LogEntry]
+RollHandler = Callable[[Session, CampaignAccess, Any], SealedEntry]
 ROLL_HANDLERS: dict[str, RollHandler] = {}
 
 
@@ -42,12 +42,12 @@ def acting_character(
     return character
 
 
-def create_roll(session: Session, access: CampaignAccess, body: Any) -> LogEntry:
+def create_roll(session: Session, access: CampaignAccess, body: Any) -> SealedEntry:
     return ROLL_HANDLERS[body.kind](session, access, body)
 
 
 @roll_handler("dice")
-def roll_dice(session: Session, access: CampaignAccess, body: DiceRollCreate) -> LogEntry:
+def roll_dice(session: Session, access: CampaignAccess, body: DiceRollCreate) -> SealedEntry:
     character = acting_character(session, access, body.character_id)
     return record_resolution(
         session,
