@@ -349,8 +349,17 @@ def write_report(
         f"{verdict(ratio >= TARGET_RATIO)} |",
         f"| rolls p99 < 100 ms at 64 clients | {p99_64:.1f} ms | "
         f"{verdict(p99_64 < TARGET_P99_MS)} |",
-        f"| verification ≥ 20,000 entries/s | {verification['service_rate']:,.0f}/s | "
+        f"| verification ≥ 20,000 entries/s | {verification['service_rate']:,.0f}/s "
+        f"(offline {verification['offline_rate']:,.0f}/s) | "
         f"{verdict(verification['service_rate'] >= TARGET_VERIFY)} |",
+        "",
+        "How to read it: the load generator and PostgreSQL share the two cores with the",
+        "service, and both workers are CPU-bound in Python, so throughput is a CPU budget.",
+        "An audited roll is one transaction: the campaign row locked with its current seed",
+        "epoch, the dice drawn and the entry sealed (about 0.1 ms of the rules and hashing),",
+        "the entry inserted, the log head advanced, and a commit; the rest is the web",
+        "framework and the ORM. With closed-loop clients, mean latency is clients divided by",
+        "throughput, so p99 under 100 ms at 64 clients needs more than 640 rolls/s.",
         "",
     ]
     args.output.write_text("\n".join(lines))
