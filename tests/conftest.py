@@ -244,3 +244,48 @@ def assert_problem(response: Any, status: int, *fragments: str) -> dict[str, Any
     for fragment in fragments:
         assert fragment in body["detail"], (fragment, body["detail"])
     return body
+
+
+class ForcedDice:
+    """Stands in for the campaign's HMAC stream: hands out the faces a test scripts.
+
+    The faces are recorded as draws like the real stream's, so entries still replay and
+    verify (re-derivation needs a revealed seed, so tests that force dice do not rotate).
+    """
+
+    def __init__(self) -> None:
+        self.queue: list[int] = []
+
+    def push(self, *faces: int) -> None:
+        self.queue.extend(faces)
+
+    def stream(self, *_args: Any) -> Any:
+        queue = self.queue
+
+        class _Stream:
+            def __init__(self) -> None:
+                self._draws: list[dict[str, int]] = []
+
+            def roll(self, sides: int) -> int:
+                assert queue, f"the rules asked for a d{sides} but no forced face is left"
+                face = queue.pop(0)
+                assert 1 <= face <= sides, f"forced face {face} is impossible on a d{sides}"
+                self._draws.append({"sides": sides, "face": face})
+                return face
+
+            @property
+            def draws(self) -> list[dict[str, int]]:
+                return list(self._draws)
+
+        return _Stream()
+
+
+@pytest.fixture
+def forced_dice(monkeypatch: pytest.MonkeyPatch) -> Iterator[ForcedDice]:
+    """`forced_dice.push(6, 4)` makes the next dice the service draws show 6 then 4."""
+    import app.services.log as log_service
+
+    forced = ForcedDice()
+    monkeypatch.setattr(log_service, "HmacDiceStream", forced.stream)
+    yield forced
+    assert not forced.queue, f"forced faces left unused: {forced.queue}"

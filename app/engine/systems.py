@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.engine.errors import InvalidInput
 from app.engine.fabulae.sheet import FABULAE_PROTECTED, FabulaeOptions, FabulaeSheet
+from app.engine.jdr import rules as jdr_rules
 from app.engine.jdr.sheet import (
     CTHULHU_PROTECTED,
     DRACULA_CREATION_CHOICES,
@@ -26,6 +27,7 @@ from app.engine.vampire.sheet import (
     VampireSheet,
 )
 
+SheetHook = Callable[[Mapping[str, Any] | None, dict[str, Any], int], dict[str, Any]]
 SystemId = Literal["jdr-express-dracula", "jdr-express-cthulhu", "fabulae-tenebris", "vampire"]
 CharacterKind = Literal["pc", "npc"]
 
@@ -44,6 +46,10 @@ class Ruleset:
     protected_fields: frozenset[str]
     # Protected fields a player still chooses when creating their character.
     creation_choices: frozenset[str] = field(default_factory=frozenset)
+    # Fields the rules derive when a sheet is created or edited, given the current scene.
+    on_sheet_edit: SheetHook | None = None
+    # Sheet fields the clock's recharge rules read (recorded in session and scene entries).
+    clock_fields: tuple[str, ...] = ()
 
     def validate_options(self, raw: Mapping[str, Any] | None) -> dict[str, Any]:
         """Campaign options, defaults filled in, or InvalidInput naming the bad option."""
@@ -68,6 +74,12 @@ class Ruleset:
         except ValidationError as exc:
             raise describe_validation_error(exc, "sheet") from exc
         return model.model_dump(mode="json")
+
+    def derive(
+        self, before: Mapping[str, Any] | None, after: dict[str, Any], scene: int
+    ) -> dict[str, Any]:
+        """The sheet with what the rules derive from an edit (e.g. JDR-22's scene)."""
+        return self.on_sheet_edit(before, after, scene) if self.on_sheet_edit else after
 
     def default_sheet_values(self) -> dict[str, Any]:
         """Default value of every field that has one (what a new character starts with)."""
@@ -99,6 +111,8 @@ RULESETS: Final[dict[str, Ruleset]] = {
             options_model=JdrOptions,
             protected_fields=DRACULA_PROTECTED,
             creation_choices=DRACULA_CREATION_CHOICES,
+            on_sheet_edit=jdr_rules.on_sheet_edit,
+            clock_fields=("joker", "talisman"),
         ),
         Ruleset(
             id="jdr-express-cthulhu",
@@ -108,6 +122,7 @@ RULESETS: Final[dict[str, Ruleset]] = {
             sheet_model=JdrCthulhuSheet,
             options_model=JdrOptions,
             protected_fields=CTHULHU_PROTECTED,
+            clock_fields=("joker", "effleurement"),
         ),
         Ruleset(
             id="fabulae-tenebris",

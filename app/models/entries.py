@@ -16,6 +16,12 @@ class DrawPublic(BaseModel):
     face: int
 
 
+class FollowUpPublic(BaseModel):
+    seq: int
+    kind: str
+    status: str | None = Field(description="e.g. pending, sincere, applied, refused")
+
+
 class LogEntryPublic(BaseModel):
     """FAIR-10: an entry with everything needed to replay it and check its hashes."""
 
@@ -34,6 +40,11 @@ class LogEntryPublic(BaseModel):
     prev_hash: str
     content_hash: str
     hash: str
+    follow_ups: list[FollowUpPublic] = Field(
+        default_factory=list,
+        description="derived for the API, not part of the hashed entry: the entries that "
+        "follow this one up, with their status (e.g. a Talisman invocation pending a ruling)",
+    )
 
 
 class RedactedEntryPublic(BaseModel):

@@ -36,6 +36,7 @@ class LogEntry(SQLModel, table=True):
     __table_args__ = (
         sa.Index("ix_log_entry_campaign_id_kind_seq", "campaign_id", "kind", "seq"),
         sa.Index("ix_log_entry_campaign_id_character_id_seq", "campaign_id", "character_id", "seq"),
+        sa.Index("ix_log_entry_campaign_id_follows", "campaign_id", "follows"),
     )
 
     campaign_id: uuid.UUID = Field(foreign_key="campaign.id", primary_key=True)

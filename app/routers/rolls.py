@@ -9,8 +9,10 @@ from pydantic import TypeAdapter
 from app.core.database import SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
-from app.models.entries import DiceRollCreate, EntriesPublic, EntryView
+from app.models.entries import EntriesPublic, EntryView
+from app.models.rolls import RollCreate
 from app.routers.common import Limit
+from app.services import jdr as _jdr_rolls  # noqa: F401 (registers the JDR handlers)
 from app.services import log as log_service
 from app.services.access import get_campaign_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
@@ -18,7 +20,6 @@ from app.services.rolls import create_roll
 
 router = APIRouter(prefix="/campaigns/{campaign_id}/rolls", tags=["rolls"])
 
-RollCreate = DiceRollCreate
 ENTRY_VIEW: TypeAdapter[EntryView] = TypeAdapter(EntryView)
 
 
@@ -90,4 +91,5 @@ def get_roll(
     """Return one roll entry, redacted if the caller may not see it."""
     access = get_campaign_access(session, campaign_id, user)
     entry = log_service.get_roll(session, access, seq)
-    return ENTRY_VIEW.validate_python(log_service.public_view(entry, access))
+    view = log_service.public_view(entry, access)
+    return ENTRY_VIEW.validate_python(log_service.annotate_follow_ups(session, access, [view])[0])

@@ -66,6 +66,7 @@ def create_character(session: Session, access: CampaignAccess, data: CharacterCr
     sheet = ruleset.validate_sheet(
         data.sheet, kind=data.kind, options=access.campaign.options, creating=True
     )
+    sheet = ruleset.derive(None, sheet, access.campaign.current_scene)
     if not access.is_gm:
         _refuse_player_set_resources(ruleset, data.sheet, sheet)
     character = Character(
@@ -123,6 +124,7 @@ def update_character(
         sheet = ruleset.validate_sheet(
             merged, kind=kind, options=access.campaign.options, creating=False
         )
+        sheet = ruleset.derive(character.sheet, sheet, access.campaign.current_scene)
         overridden = changed_fields(character.sheet, sheet, ruleset.protected_fields)
         if overridden and not access.is_gm:
             raise Forbidden(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from app.core.problems import Conflict, Unprocessable
 from app.engine.systems import get_ruleset
@@ -14,22 +14,34 @@ from app.services.access import CampaignAccess
 from app.services.log import SealedEntry, record_resolution
 
 
-def _facts(session: Session, access: CampaignAccess, data: ClockAdvance) -> list[dict[str, Any]]:
-    facts: list[dict[str, Any]] = []
-    seen = set()
+def _characters(
+    session: Session, access: CampaignAccess, data: ClockAdvance
+) -> list[dict[str, Any]]:
+    """Every live character, with the GM's facts and what the recharge rules read."""
+    facts: dict[str, dict[str, Any]] = {}
     for item in data.characters:
-        if item.character_id in seen:
+        key = str(item.character_id)
+        if key in facts:
             raise Unprocessable(f"character {item.character_id} is listed twice")
-        seen.add(item.character_id)
-        character = session.get(Character, item.character_id)
-        if (
-            character is None
-            or character.deleted_at is not None
-            or character.campaign_id != access.campaign.id
-        ):
-            raise Unprocessable(f"character {item.character_id} is not in this campaign")
-        facts.append(item.model_dump(mode="json"))
-    return facts
+        facts[key] = item.model_dump(mode="json", exclude={"character_id"})
+    fields = get_ruleset(access.campaign.system).clock_fields
+    rows = session.exec(
+        select(Character)
+        .where(
+            col(Character.campaign_id) == access.campaign.id,
+            col(Character.deleted_at).is_(None),
+        )
+        .order_by(col(Character.created_at), col(Character.id))
+    ).all()
+    characters = []
+    for character in rows:
+        key = str(character.id)
+        sheet = {name: character.sheet.get(name) for name in fields if name in character.sheet}
+        entry = {"character_id": key, "kind": character.kind, "sheet": sheet}
+        characters.append({**entry, **facts.pop(key, {})})
+    if facts:
+        raise Unprocessable(f"character {next(iter(facts))} is not in this campaign")
+    return characters
 
 
 def advance_clock(
@@ -45,8 +57,9 @@ def advance_clock(
         "family": get_ruleset(campaign.system).family,
         "session": campaign.current_session + (1 if new_session else 0),
         "scene": campaign.current_scene + 1,
+        "new_session": new_session,
         "night_passed": data.night_passed,
-        "characters": _facts(session, access, data),
+        "characters": _characters(session, access, data),
     }
     entry = record_resolution(
         session,

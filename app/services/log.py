@@ -323,7 +323,47 @@ def public_view(entry: Entry, access: CampaignAccess) -> dict[str, Any]:
     view = entry_view(entry, access)
     if not view.get("redacted"):
         view.setdefault("follows", None)
+        view.setdefault("follow_ups", [])
     return view
+
+
+def annotate_follow_ups(
+    session: Session, access: CampaignAccess, views: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Add to each visible entry the follow-ups it received and where each stands.
+
+    Derived for the API only (never hashed, never exported): a Talisman invocation shows
+    `pending` until the GM's ruling follows it, then the ruling's status.
+    """
+    seqs = [view["seq"] for view in views if not view.get("redacted")]
+    if not seqs:
+        return views
+    direct = _follow_up_rows(session, access, seqs)
+    nested = _follow_up_rows(session, access, [row.seq for row in direct])
+    latest_status = {row.follows: row.result.get("status") for row in nested}
+    by_parent: dict[int, list[dict[str, Any]]] = {}
+    for row in direct:
+        item: dict[str, Any] = {"seq": row.seq, "kind": row.kind, "status": None}
+        if can_see(row, access):
+            item["status"] = latest_status.get(row.seq) or row.result.get("status")
+        assert row.follows is not None
+        by_parent.setdefault(row.follows, []).append(item)
+    for view in views:
+        if not view.get("redacted"):
+            view["follow_ups"] = by_parent.get(view["seq"], [])
+    return views
+
+
+def _follow_up_rows(session: Session, access: CampaignAccess, seqs: list[int]) -> list[LogEntry]:
+    if not seqs:
+        return []
+    return list(
+        session.exec(
+            select(LogEntry)
+            .where(col(LogEntry.campaign_id) == access.campaign.id, col(LogEntry.follows).in_(seqs))
+            .order_by(col(LogEntry.seq))
+        ).all()
+    )
 
 
 def list_entries(
@@ -362,9 +402,9 @@ def list_entries(
                 continue
             views.append(public_view(row, access))
             if len(views) == limit:
-                return views, cursor
+                return annotate_follow_ups(session, access, views), cursor
         if len(rows) < PAGE_FETCH:
-            return views, None
+            return annotate_follow_ups(session, access, views), None
 
 
 def get_roll(session: Session, access: CampaignAccess, seq: int) -> LogEntry:

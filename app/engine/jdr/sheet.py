@@ -46,6 +46,17 @@ class Mark(StrictModel):
     scene: int = Field(ge=0, le=1_000_000, description="scene number when the mark was taken")
 
 
+class FaithShaken(StrictModel):
+    """JDR-24: a cracked talisman burdens the next supernatural confrontation.
+
+    A confrontation is a scene: the first scene after the crack in which the PC makes a
+    protection or attack roll against the supernatural is that confrontation.
+    """
+
+    cracked_scene: int = Field(ge=0, le=1_000_000)
+    confrontation_scene: int | None = Field(default=None, ge=0, le=1_000_000)
+
+
 class JdrSheetBase(StrictModel):
     """JDR-1..3, JDR-6, JDR-7, JDR-38: what both settings share."""
 
@@ -57,6 +68,9 @@ class JdrSheetBase(StrictModel):
     status: Literal["active", "npc"] = Field(default="active", description="JDR-7")
     tags: list[CreatureTag] = Field(
         default_factory=list, max_length=5, description="JDR-38: creature tags weapons react to"
+    )
+    destroyed: bool = Field(
+        default=False, description="JDR-36: a vampire staked in its sleep is destroyed for good"
     )
 
 
@@ -75,6 +89,9 @@ class JdrDraculaSheet(JdrSheetBase):
     instructed_by: uuid.UUID | None = Field(
         default=None, description="JDR-23: believing PC who instructed this atheist"
     )
+    faith_shaken: FaithShaken | None = Field(
+        default=None, description="JDR-24: set when the talisman cracks, cleared by penance"
+    )
 
 
 class JdrCthulhuSheet(JdrSheetBase):
@@ -88,8 +105,8 @@ class JdrOptions(StrictModel):
     """JDR Express campaigns have no options yet."""
 
 
-JDR_PROTECTED = frozenset({"joker", "status", "wounds"})
-DRACULA_PROTECTED = JDR_PROTECTED | {"faith", "talisman", "instructed_by", "sacred_object_scene"}
+JDR_PROTECTED = frozenset({"joker", "status", "wounds", "destroyed"})
+DRACULA_PROTECTED = JDR_PROTECTED | {"faith", "talisman", "instructed_by", "faith_shaken"}
 # Chosen by the player when the character is created, then changed only by the GM.
 DRACULA_CREATION_CHOICES = frozenset({"faith"})
 CTHULHU_PROTECTED = JDR_PROTECTED | {"marks", "effleurement"}
