@@ -76,6 +76,20 @@ class Conflict(ProblemError):
     status, title = 409, "Conflict"
 
 
+class RecordedRefusal(ProblemError):
+    """A rule refuses the action yet wants the attempt in the audit log (FAB-14).
+
+    The work done so far is committed; the answer is a 409 naming the recorded entry.
+    """
+
+    status, title, type = 409, "Refused by the rules", "urn:nocturne:problem:rule-refusal"
+
+    def body(self) -> dict[str, Any]:
+        body = {"type": self.type, "title": self.title, "status": self.status}
+        body.update({"detail": self.detail, "rule": self.rule, **self.extra})
+        return body
+
+
 class Unprocessable(ProblemError):
     status, title = 422, "Unprocessable Content"
 

@@ -45,6 +45,11 @@ class LogEntryPublic(BaseModel):
         description="derived for the API, not part of the hashed entry: the entries that "
         "follow this one up, with their status (e.g. a Talisman invocation pending a ruling)",
     )
+    triggered: list[LogEntryPublic | RedactedEntryPublic] = Field(
+        default_factory=list,
+        description="in the response to a roll only: entries its rules set off at once "
+        "(e.g. the panic roll of FAB-42), each its own entry in the log",
+    )
 
 
 class RedactedEntryPublic(BaseModel):
@@ -62,6 +67,7 @@ class RedactedEntryPublic(BaseModel):
 
 
 EntryView = LogEntryPublic | RedactedEntryPublic
+LogEntryPublic.model_rebuild()
 
 
 class EntriesPublic(BaseModel):
@@ -80,6 +86,15 @@ class RollBase(BaseModel):
     visibility: Visibility = Field(
         default="public",
         description="public: everyone; gm and self: the roller and the GM; blind: the GM only",
+    )
+
+
+class FollowUpBase(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    follows: int = Field(ge=1, description="seq of the entry this follows up (FAIR-9)")
+    visibility: Visibility | None = Field(
+        default=None, description="defaults to the visibility of the entry it follows"
     )
 
 

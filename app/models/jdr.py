@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.models.entries import RollBase, Visibility
+from app.models.entries import FollowUpBase, RollBase
 
 Trait = Literal["mental", "physique", "social"]
 Domain = Literal["investigation", "erudition", "observation", "occult", "mythos", "other"]
@@ -38,15 +38,6 @@ class JdrActionCreate(RollBase):
     disadvantage: bool = False
     difficulty: int | None = Field(default=None, ge=2, le=40, description="JDR-13")
     context: JdrContext = Field(default_factory=JdrContext)
-
-
-class FollowUpBase(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    follows: int = Field(ge=1, description="seq of the entry this follows up (FAIR-9)")
-    visibility: Visibility | None = Field(
-        default=None, description="defaults to the visibility of the entry it follows"
-    )
 
 
 class JdrTalismanCreate(FollowUpBase):

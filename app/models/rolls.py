@@ -8,6 +8,18 @@ from typing import Annotated
 from pydantic import Field
 
 from app.models.entries import DiceRollCreate
+from app.models.fabulae import (
+    FabulaeAbsorbCreate,
+    FabulaeActionCreate,
+    FabulaeDestinyAwardCreate,
+    FabulaeOpposedCreate,
+    FabulaePanicCreate,
+    FabulaePushCreate,
+    FabulaeRecoverCreate,
+    FabulaeStateChoiceCreate,
+    FabulaeStressCreate,
+    FabulaeStressResistCreate,
+)
 from app.models.jdr import (
     JdrActionCreate,
     JdrAttackCreate,
@@ -40,6 +52,16 @@ RollCreate = Annotated[
     | JdrMythosCreate
     | JdrSacrificeCreate
     | JdrPenanceCreate
-    | JdrMedicalCareCreate,
+    | JdrMedicalCareCreate
+    | FabulaeActionCreate
+    | FabulaeOpposedCreate
+    | FabulaePushCreate
+    | FabulaeStateChoiceCreate
+    | FabulaeAbsorbCreate
+    | FabulaeStressCreate
+    | FabulaeStressResistCreate
+    | FabulaePanicCreate
+    | FabulaeRecoverCreate
+    | FabulaeDestinyAwardCreate,
     Field(discriminator="kind"),
 ]

@@ -12,7 +12,8 @@ from app.core.security import CurrentUser
 from app.models.entries import EntriesPublic, EntryView
 from app.models.rolls import RollCreate
 from app.routers.common import Limit
-from app.services import jdr as _jdr_rolls  # noqa: F401 (registers the JDR handlers)
+from app.services import fabulae as _fabulae_rolls  # noqa: F401 (registers handlers)
+from app.services import jdr as _jdr_rolls  # noqa: F401 (registers handlers)
 from app.services import log as log_service
 from app.services.access import get_campaign_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
@@ -42,7 +43,10 @@ def roll(
     def work() -> dict[str, object]:
         access = get_campaign_access(session, campaign_id, user, lock=True)
         entry = create_roll(session, access, body)
-        return log_service.public_view(entry, access)
+        view = log_service.public_view(entry, access)
+        if not view.get("redacted"):
+            view["triggered"] = [log_service.public_view(t, access) for t in entry.triggered]
+        return view
 
     return run_idempotent(session, user, str(campaign_id), idempotency, 201, work)
 

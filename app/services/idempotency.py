@@ -24,7 +24,7 @@ from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, update
 
-from app.core.problems import Conflict, Unprocessable
+from app.core.problems import PROBLEM_MEDIA_TYPE, Conflict, RecordedRefusal, Unprocessable
 from app.models import IdempotencyKey, User
 from app.models.base import utcnow
 
@@ -86,8 +86,13 @@ def run_idempotent(
         replay = _claim(session, user.id, scope, idempotency)
         if replay is not None:
             return replay
+    media_type = None
     try:
-        body = to_jsonable_python(work())
+        try:
+            body = to_jsonable_python(work())
+        except RecordedRefusal as refusal:
+            # The rules refused, but the attempt belongs in the log (FAB-14): keep it.
+            status_code, body, media_type = refusal.status, refusal.body(), PROBLEM_MEDIA_TYPE
         if idempotency is not None:
             session.exec(
                 update(IdempotencyKey)
@@ -104,7 +109,7 @@ def run_idempotent(
         if idempotency is not None:
             _release(session, user.id, scope, idempotency.key)
         raise
-    return JSONResponse(body, status_code=status_code)
+    return JSONResponse(body, status_code=status_code, media_type=media_type)
 
 
 def _claim(
@@ -138,6 +143,7 @@ def _claim(
             stored.response_body,
             status_code=stored.status_code,
             headers={REPLAY_HEADER: "true"},
+            media_type=PROBLEM_MEDIA_TYPE if stored.status_code >= 400 else None,
         )
     if stored.created_at < utcnow() - ABANDONED_AFTER:
         # Pending this long means its work never committed: take the key over.

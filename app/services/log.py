@@ -11,7 +11,7 @@ import json
 import secrets
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -55,6 +55,8 @@ class SealedEntry:
     """An entry just appended, exactly as it was hashed."""
 
     data: dict[str, Any]
+    # Entries a rule set off in the same transaction (a panic roll after a stress 1).
+    triggered: list[SealedEntry] = field(default_factory=list)
 
     @property
     def seq(self) -> int:

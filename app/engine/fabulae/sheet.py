@@ -143,6 +143,12 @@ class FabulaeSheet(StrictModel):
     stress: int = Field(default=0, ge=0, le=99, description="FAB-40")
     states: list[StateId] = Field(default_factory=list, max_length=8, description="FAB-20")
     broken: bool = Field(default=False, description="FAB-23")
+    broken_track: Literal["physical", "mental"] | None = Field(
+        default=None, description="FAB-23: the track whose full boxes broke the character"
+    )
+    expert_session: int | None = Field(
+        default=None, ge=0, le=1_000_000, description="FAB-90 expert: session it was last used"
+    )
     sequelae: list[Sequela] = Field(default_factory=list, max_length=30)
     armor: ArmorWorn | None = None
     weapons: list[WeaponCarried] = Field(default_factory=list, max_length=10)
@@ -222,5 +228,17 @@ class FabulaeOptions(StrictModel):
 
 
 FABULAE_PROTECTED = frozenset(
-    {"destiny", "stress", "states", "broken", "sequelae", "pp", "pp_max", "armor", "weapons"}
+    {
+        "destiny",
+        "stress",
+        "states",
+        "broken",
+        "broken_track",
+        "sequelae",
+        "pp",
+        "pp_max",
+        "armor",
+        "weapons",
+        "expert_session",
+    }
 )
