@@ -282,6 +282,8 @@ def resolve_talisman(request: Mapping[str, Any], dice: DiceSource) -> Resolution
         raise _refuse("JDR-20", "the Talisman was already invoked on this action")
     if sheet["talisman"] != "ready":
         raise _refuse("JDR-22", f"the talisman is {sheet['talisman']}, not ready")
+    if sheet.get("talisman_scene") == request["scene"]:
+        raise _refuse("JDR-20", "the Talisman was already invoked in this scene")
     established = sheet.get("sacred_object_scene")
     if not sheet.get("sacred_object") or established is None or established >= request["scene"]:
         raise _refuse(
@@ -292,7 +294,14 @@ def resolve_talisman(request: Mapping[str, Any], dice: DiceSource) -> Resolution
     words = str(request["words"]).strip()
     if not words:
         raise InvalidInput("JDR-21: the player speaks a word of faith; words cannot be empty")
-    return Resolution({"status": "pending", "words": words, "tier": "partial_success"})
+    used = _effect(
+        str(character["id"]),
+        "talisman_scene",
+        sheet.get("talisman_scene"),
+        request["scene"],
+        "JDR-20",
+    )
+    return Resolution({"status": "pending", "words": words, "tier": "partial_success"}, [used])
 
 
 def resolve_talisman_ruling(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
@@ -356,6 +365,8 @@ def resolve_effleurement(request: Mapping[str, Any], dice: DiceSource) -> Resolu
         raise _refuse(
             "JDR-28", "the Effleurement is spent; it recharges with safe sleep or a sacrifice"
         )
+    if sheet.get("effleurement_scene") == request["scene"]:
+        raise _refuse("JDR-28", "the Effleurement was already used in this scene")
     description = str(request["mark"]).strip()
     if not description:
         raise InvalidInput("JDR-28: the player describes the mark; it cannot be empty")
@@ -365,6 +376,13 @@ def resolve_effleurement(request: Mapping[str, Any], dice: DiceSource) -> Resolu
     effects = [
         _effect(character_id, "marks", sheet["marks"], marks_after, "JDR-28"),
         _effect(character_id, "effleurement", "ready", "spent", "JDR-28"),
+        _effect(
+            character_id,
+            "effleurement_scene",
+            sheet.get("effleurement_scene"),
+            request["scene"],
+            "JDR-28",
+        ),
         *_npc_effect(character, sheet, marks_after),
     ]
     result = {
@@ -400,6 +418,21 @@ def resolve_effleurement_refusal(request: Mapping[str, Any], dice: DiceSource) -
     effects = [_effect(character_id, "marks", sheet["marks"], marks_after, "JDR-29")]
     if sheet["effleurement"] == "spent":
         effects.append(_effect(character_id, "effleurement", "spent", "ready", "JDR-29"))
+    for used in effleurement.get("effects", []):
+        # A refused Effleurement was never used: the scene's one use is given back.
+        if (
+            used.get("field") == "effleurement_scene"
+            and sheet.get("effleurement_scene") != used["before"]
+        ):
+            effects.append(
+                _effect(
+                    character_id,
+                    "effleurement_scene",
+                    sheet.get("effleurement_scene"),
+                    used["before"],
+                    "JDR-29",
+                )
+            )
     became_npc = any(e.get("field") == "status" for e in effleurement.get("effects", []))
     if became_npc and sheet["status"] == "npc" and _counted_marks(marks_after) <= MAX_COUNTED_MARKS:
         effects.append(_effect(character_id, "status", "npc", "active", "JDR-42"))
@@ -513,7 +546,8 @@ def resolve_attack(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
         dice, bool(request["advantage"]), bool(request["disadvantage"]) or bool(burdens)
     )
     physique = int(attacker_sheet["traits"]["physique"])
-    creature_bonuses = _creature_bonus(weapon, target_tags)
+    # JDR-35..38 belong to Dracula, where the supernatural is real.
+    creature_bonuses = _creature_bonus(weapon, target_tags) if system == DRACULA else []
     steps = int(weapon.get("damage_bonus", 0)) + sum(b["steps"] for b in creature_bonuses)
     total = roll["kept_sum"] + physique + int(weapon.get("bonus", 0)) + steps  # JDR-32
     defense = defense_of(target_sheet)

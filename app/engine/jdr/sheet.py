@@ -92,6 +92,9 @@ class JdrDraculaSheet(JdrSheetBase):
     faith_shaken: FaithShaken | None = Field(
         default=None, description="JDR-24: set when the talisman cracks, cleared by penance"
     )
+    talisman_scene: int | None = Field(
+        default=None, ge=0, le=1_000_000, description="JDR-20: scene of the last invocation"
+    )
 
 
 class JdrCthulhuSheet(JdrSheetBase):
@@ -99,6 +102,9 @@ class JdrCthulhuSheet(JdrSheetBase):
 
     marks: list[Mark] = Field(default_factory=list, max_length=50)
     effleurement: ReadyOrSpent = "ready"
+    effleurement_scene: int | None = Field(
+        default=None, ge=0, le=1_000_000, description="JDR-28: scene of the last Effleurement"
+    )
 
 
 class JdrOptions(StrictModel):
@@ -106,7 +112,13 @@ class JdrOptions(StrictModel):
 
 
 JDR_PROTECTED = frozenset({"joker", "status", "wounds", "destroyed"})
-DRACULA_PROTECTED = JDR_PROTECTED | {"faith", "talisman", "instructed_by", "faith_shaken"}
+DRACULA_PROTECTED = JDR_PROTECTED | {
+    "faith",
+    "talisman",
+    "instructed_by",
+    "faith_shaken",
+    "talisman_scene",
+}
 # Chosen by the player when the character is created, then changed only by the GM.
 DRACULA_CREATION_CHOICES = frozenset({"faith"})
-CTHULHU_PROTECTED = JDR_PROTECTED | {"marks", "effleurement"}
+CTHULHU_PROTECTED = JDR_PROTECTED | {"marks", "effleurement", "effleurement_scene"}
