@@ -132,6 +132,7 @@ RULESETS: Final[dict[str, Ruleset]] = {
             sheet_model=FabulaeSheet,
             options_model=FabulaeOptions,
             protected_fields=FABULAE_PROTECTED,
+            clock_fields=("active_effects",),
         ),
         Ruleset(
             id="vampire",

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.engine.fabulae.tables import StateId, TalentId
+from app.engine.fabulae.tables import StateId, TalentId, WeaponId
 from app.models.entries import FollowUpBase, RollBase
 
 Attribute = Literal["physique", "habilete", "intellect", "empathie"]
@@ -149,3 +149,140 @@ class FabulaeDestinyAwardCreate(RollBase):
     kind: Literal["fabulae.destiny_award"]
     character_id: uuid.UUID
     reason: str = Field(default="", max_length=200)
+
+
+class FabulaeAttackCreate(RollBase):
+    """FAB-60..68: an attack, the defense, damage through armor and cover, states."""
+
+    kind: Literal["fabulae.attack"]
+    attacker_id: uuid.UUID
+    target_id: uuid.UUID
+    mode: Literal["melee", "ranged"]
+    weapon: WeaponId = Field(description="FAB-71 weapon id (bare_hands needs no weapon)")
+    defense: Literal["none", "parry", "dodge"] = Field(
+        default="none", description="FAB-62: the defender spends their fast action (melee)"
+    )
+    situation: list[str] = Field(
+        default_factory=list, max_length=10, description="FAB-62/FAB-64 factor ids"
+    )
+    aimed: bool = Field(default=False, description="FAB-64: +2 dice (fine_gachette +3)")
+    snap_shot: bool = Field(default=False, description="FAB-90: a fast Tir attack, -2 dice")
+    burst: int = Field(default=1, ge=1, le=3, description="FAB-65: attacks in the burst")
+    burst_fire: bool = Field(default=False, description="FAB-65: fire in bursts (+1 stress)")
+    cover: Literal[0, 3, 4, 5, 6, 8] = Field(default=0, description="FAB-67 cover value")
+    talents: list[TalentId] = Field(default_factory=list, max_length=5)
+    modifiers: list[DiceModifier] = Field(default_factory=list, max_length=10)
+    states: Literal["auto", "now", "pending"] = Field(
+        default="auto",
+        description="when damage checks states: now, or pending for the target's player to "
+        "absorb or accept (auto: pending for PCs, now for NPCs)",
+    )
+
+
+class FabulaeGrappleCreate(RollBase):
+    """FAB-63: grab the target; its only action is then to break free."""
+
+    kind: Literal["fabulae.grapple"]
+    attacker_id: uuid.UUID
+    target_id: uuid.UUID
+    defense: Literal["none", "parry", "dodge"] = "none"
+    modifiers: list[DiceModifier] = Field(default_factory=list, max_length=10)
+
+
+class FabulaeBreakFreeCreate(RollBase):
+    """FAB-63: the held character's opposed Combat roll."""
+
+    kind: Literal["fabulae.break_free"]
+    character_id: uuid.UUID
+
+
+class FabulaeStrangleCreate(RollBase):
+    """FAB-63: 1 net damage per round while the hold lasts."""
+
+    kind: Literal["fabulae.strangle"]
+    attacker_id: uuid.UUID
+    target_id: uuid.UUID
+    states: Literal["auto", "now", "pending"] = "auto"
+
+
+class FabulaeSequelaCreate(RollBase):
+    """FAB-50/FAB-55: a roll on a sequela table, its duration rolled."""
+
+    kind: Literal["fabulae.sequela"]
+    character_id: uuid.UUID
+    table: Literal["physical", "mental"]
+    weapon_mod: int = Field(default=0, ge=0, le=5)
+    feats: int = Field(default=0, ge=0, le=20)
+    butcher: bool = False
+
+
+class FabulaeDeathTestCreate(RollBase):
+    """FAB-51: Physique + Résistance when a lethal sequela's delay runs out."""
+
+    kind: Literal["fabulae.death_test"]
+    character_id: uuid.UUID
+    sequela: int = Field(ge=0, le=29, description="index of the sequela on the sheet")
+
+
+class FabulaeStabilizeCreate(RollBase):
+    """FAB-52: an ally's Soin lengthens a lethal sequela's delay."""
+
+    kind: Literal["fabulae.stabilize"]
+    healer_id: uuid.UUID
+    character_id: uuid.UUID
+    sequela: int = Field(ge=0, le=29)
+
+
+class FabulaeDangerCreate(RollBase):
+    """FAB-73: fire, explosion, drowning, poison, disease, cold."""
+
+    kind: Literal["fabulae.danger"]
+    character_id: uuid.UUID
+    danger: Literal["fire", "explosion", "drowning", "poison", "disease", "cold"]
+    intensity: int = Field(default=3, ge=0, le=30, description="dice of the fire, blast, venom")
+    round: int = Field(default=1, ge=1, le=100, description="fire: +1 die each round")
+    damage: int = Field(default=1, ge=0, le=10, description="explosion: the explosive's base")
+    medium_range: bool = Field(default=False, description="explosion: 6 dice fewer")
+    phase: Literal["float", "underwater"] = "float"
+    states: Literal["auto", "now", "pending"] = "auto"
+
+
+class FabulaePowerCreate(RollBase):
+    """FAB-100..102: spend PP (+1 stress each); numeric effects are applied."""
+
+    kind: Literal["fabulae.power"]
+    character_id: uuid.UUID
+    power: str = Field(min_length=1, max_length=40, description="FAB-101 power id")
+    pp: int = Field(ge=1, le=50)
+    option: str | None = Field(
+        default=None, max_length=20, description="resize grow|shrink, summon minor|major, ..."
+    )
+    targets: list[uuid.UUID] = Field(default_factory=list, max_length=20)
+    states: Literal["auto", "now", "pending"] = "auto"
+
+
+class FabulaeRepairCreate(RollBase):
+    """FAB-67: a Bricolage roll restores worn armor."""
+
+    kind: Literal["fabulae.repair"]
+    character_id: uuid.UUID = Field(description="who repairs")
+    owner_id: uuid.UUID = Field(description="whose armor")
+    attribute: Literal["intellect", "habilete"] = "intellect"
+    helpers: int = Field(default=0, ge=0, le=3)
+    talents: list[TalentId] = Field(default_factory=list, max_length=5)
+    modifiers: list[DiceModifier] = Field(default_factory=list, max_length=10)
+
+
+class FabulaeSecondWindCreate(RollBase):
+    """FAB-90 second_wind: once per session when Broken."""
+
+    kind: Literal["fabulae.second_wind"]
+    character_id: uuid.UUID
+
+
+class FabulaeEndEffectCreate(RollBase):
+    """FAB-102: the GM ends a power's effect on a character."""
+
+    kind: Literal["fabulae.end_effect"]
+    character_id: uuid.UUID
+    source: str = Field(min_length=1, max_length=40, description="the power id")

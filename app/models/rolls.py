@@ -11,12 +11,24 @@ from app.models.entries import DiceRollCreate
 from app.models.fabulae import (
     FabulaeAbsorbCreate,
     FabulaeActionCreate,
+    FabulaeAttackCreate,
+    FabulaeBreakFreeCreate,
+    FabulaeDangerCreate,
+    FabulaeDeathTestCreate,
     FabulaeDestinyAwardCreate,
+    FabulaeEndEffectCreate,
+    FabulaeGrappleCreate,
     FabulaeOpposedCreate,
     FabulaePanicCreate,
+    FabulaePowerCreate,
     FabulaePushCreate,
     FabulaeRecoverCreate,
+    FabulaeRepairCreate,
+    FabulaeSecondWindCreate,
+    FabulaeSequelaCreate,
+    FabulaeStabilizeCreate,
     FabulaeStateChoiceCreate,
+    FabulaeStrangleCreate,
     FabulaeStressCreate,
     FabulaeStressResistCreate,
 )
@@ -62,6 +74,18 @@ RollCreate = Annotated[
     | FabulaeStressResistCreate
     | FabulaePanicCreate
     | FabulaeRecoverCreate
-    | FabulaeDestinyAwardCreate,
+    | FabulaeDestinyAwardCreate
+    | FabulaeAttackCreate
+    | FabulaeGrappleCreate
+    | FabulaeBreakFreeCreate
+    | FabulaeStrangleCreate
+    | FabulaeSequelaCreate
+    | FabulaeDeathTestCreate
+    | FabulaeStabilizeCreate
+    | FabulaeDangerCreate
+    | FabulaePowerCreate
+    | FabulaeRepairCreate
+    | FabulaeSecondWindCreate
+    | FabulaeEndEffectCreate,
     Field(discriminator="kind"),
 ]

@@ -12,12 +12,24 @@ from app.models import Character
 from app.models.fabulae import (
     FabulaeAbsorbCreate,
     FabulaeActionCreate,
+    FabulaeAttackCreate,
+    FabulaeBreakFreeCreate,
+    FabulaeDangerCreate,
+    FabulaeDeathTestCreate,
     FabulaeDestinyAwardCreate,
+    FabulaeEndEffectCreate,
+    FabulaeGrappleCreate,
     FabulaeOpposedCreate,
     FabulaePanicCreate,
+    FabulaePowerCreate,
     FabulaePushCreate,
     FabulaeRecoverCreate,
+    FabulaeRepairCreate,
+    FabulaeSecondWindCreate,
+    FabulaeSequelaCreate,
+    FabulaeStabilizeCreate,
     FabulaeStateChoiceCreate,
+    FabulaeStrangleCreate,
     FabulaeStressCreate,
     FabulaeStressResistCreate,
 )
@@ -63,6 +75,8 @@ def _panicked(result: dict[str, Any]) -> list[str]:
     """Which sides of a roll rolled a 1 on a stress die (FAB-42)."""
     if "active" in result:
         return [side for side in ("active", "passive") if result[side]["outcome"] == "panic"]
+    if result.get("panic") is True and "attacks" in result:
+        return ["self"]  # the attacker panicked mid-attack
     return ["self"] if result.get("outcome") == "panic" else []
 
 
@@ -266,4 +280,197 @@ def destiny_award(
     access.require_gm("award Destiny")
     character = get_campaign_character(session, access, body.character_id)
     request = {"character": snapshot(character), "reason": body.reason}
+    return _record(session, access, body.kind, request, character, body.visibility)
+
+
+# --- combat and beyond (issue: FAB-50..76, FAB-90, FAB-100..102) ---------------------------
+
+
+def _pair(
+    session: Session, access: CampaignAccess, attacker_id: uuid.UUID, target_id: uuid.UUID
+) -> tuple[Character, Character]:
+    attacker = controlled_character(session, access, attacker_id)
+    target = get_campaign_character(session, access, target_id)
+    if attacker.id == target.id:
+        raise Unprocessable("a character does not attack themselves: choose another target")
+    return attacker, target
+
+
+@roll_handler("fabulae.attack")
+def attack(session: Session, access: CampaignAccess, body: FabulaeAttackCreate) -> SealedEntry:
+    attacker, target = _pair(session, access, body.attacker_id, body.target_id)
+    request = {
+        "attacker": snapshot(attacker),
+        "target": snapshot(target),
+        **body.model_dump(
+            mode="json",
+            include={
+                "mode",
+                "weapon",
+                "defense",
+                "situation",
+                "aimed",
+                "snap_shot",
+                "burst",
+                "burst_fire",
+                "cover",
+                "talents",
+                "modifiers",
+                "states",
+            },
+        ),
+    }
+    entry = _record(session, access, body.kind, request, attacker, body.visibility)
+    return _after_roll(session, access, entry, {"self": attacker}, body.visibility)
+
+
+@roll_handler("fabulae.grapple")
+def grapple(session: Session, access: CampaignAccess, body: FabulaeGrappleCreate) -> SealedEntry:
+    attacker, target = _pair(session, access, body.attacker_id, body.target_id)
+    request = {
+        "attacker": snapshot(attacker),
+        "target": snapshot(target),
+        "defense": body.defense,
+        "modifiers": [m.model_dump() for m in body.modifiers],
+    }
+    return _record(session, access, body.kind, request, attacker, body.visibility)
+
+
+@roll_handler("fabulae.break_free")
+def break_free(
+    session: Session, access: CampaignAccess, body: FabulaeBreakFreeCreate
+) -> SealedEntry:
+    victim = controlled_character(session, access, body.character_id)
+    holder_id = victim.sheet.get("grappled_by")
+    if holder_id is None:
+        raise Unprocessable(f"{victim.name} is not held by anyone (FAB-63)")
+    holder = get_campaign_character(session, access, uuid.UUID(holder_id))
+    request = {"character": snapshot(victim), "holder": snapshot(holder)}
+    return _record(session, access, body.kind, request, victim, body.visibility)
+
+
+@roll_handler("fabulae.strangle")
+def strangle(session: Session, access: CampaignAccess, body: FabulaeStrangleCreate) -> SealedEntry:
+    attacker, target = _pair(session, access, body.attacker_id, body.target_id)
+    request = {"attacker": snapshot(attacker), "target": snapshot(target), "states": body.states}
+    return _record(session, access, body.kind, request, attacker, body.visibility)
+
+
+@roll_handler("fabulae.sequela")
+def sequela(session: Session, access: CampaignAccess, body: FabulaeSequelaCreate) -> SealedEntry:
+    access.require_gm("call for a sequela roll")
+    character = get_campaign_character(session, access, body.character_id)
+    request = {
+        "character": snapshot(character),
+        "table": body.table,
+        "weapon_mod": body.weapon_mod,
+        "feats": body.feats,
+        "butcher": body.butcher,
+    }
+    return _record(session, access, body.kind, request, character, body.visibility)
+
+
+@roll_handler("fabulae.death_test")
+def death_test(
+    session: Session, access: CampaignAccess, body: FabulaeDeathTestCreate
+) -> SealedEntry:
+    character = controlled_character(session, access, body.character_id)
+    request = {"character": snapshot(character), "sequela": body.sequela}
+    entry = _record(session, access, body.kind, request, character, body.visibility)
+    return _after_roll(session, access, entry, {"self": character}, body.visibility)
+
+
+@roll_handler("fabulae.stabilize")
+def stabilize(
+    session: Session, access: CampaignAccess, body: FabulaeStabilizeCreate
+) -> SealedEntry:
+    healer = controlled_character(session, access, body.healer_id)
+    patient = get_campaign_character(session, access, body.character_id)
+    request = {"healer": snapshot(healer), "patient": snapshot(patient), "sequela": body.sequela}
+    entry = _record(session, access, body.kind, request, healer, body.visibility)
+    return _after_roll(session, access, entry, {"self": healer}, body.visibility)
+
+
+@roll_handler("fabulae.danger")
+def danger(session: Session, access: CampaignAccess, body: FabulaeDangerCreate) -> SealedEntry:
+    access.require_gm("expose a character to a danger")
+    character = get_campaign_character(session, access, body.character_id)
+    request = {
+        "character": snapshot(character),
+        **body.model_dump(
+            mode="json",
+            include={"danger", "intensity", "round", "damage", "medium_range", "phase", "states"},
+        ),
+    }
+    return _record(session, access, body.kind, request, character, body.visibility)
+
+
+@roll_handler("fabulae.power")
+def power(session: Session, access: CampaignAccess, body: FabulaePowerCreate) -> SealedEntry:
+    caster = controlled_character(session, access, body.character_id)
+    targets = _campaign_characters(session, access, body.targets)
+    request = {
+        "caster": snapshot(caster),
+        "targets": [snapshot(t) for t in targets],
+        "power": body.power,
+        "pp": body.pp,
+        "option": body.option,
+        "states": body.states,
+        "powers_allowed": bool(access.campaign.options.get("powers_allowed")),
+    }
+    entry = _record(session, access, body.kind, request, caster, body.visibility)
+    horror = entry.result.get("must_roll_panic")
+    if horror:
+        # FAB-102 horror: each target rolls on the panic table (-1), each its own entry.
+        by_id = {str(t.id): t for t in targets}
+        for target_id in horror["characters"]:
+            target = by_id[target_id]
+            entry.triggered.append(
+                _record(
+                    session,
+                    access,
+                    "fabulae.panic",
+                    {"character": snapshot(target), "allies": [], "modifier": horror["modifier"]},
+                    target,
+                    body.visibility,
+                    follows=entry.seq,
+                )
+            )
+    return _after_roll(session, access, entry, {"self": caster}, body.visibility)
+
+
+@roll_handler("fabulae.repair")
+def repair(session: Session, access: CampaignAccess, body: FabulaeRepairCreate) -> SealedEntry:
+    mechanic = controlled_character(session, access, body.character_id)
+    owner = get_campaign_character(session, access, body.owner_id)
+    request = {
+        "character": snapshot(mechanic),
+        "owner": snapshot(owner),
+        "attribute": body.attribute,
+        "helpers": body.helpers,
+        "talents": list(body.talents),
+        "modifiers": [m.model_dump() for m in body.modifiers],
+    }
+    entry = _record(session, access, body.kind, request, mechanic, body.visibility)
+    return _after_roll(session, access, entry, {"self": mechanic}, body.visibility)
+
+
+@roll_handler("fabulae.second_wind")
+def second_wind(
+    session: Session, access: CampaignAccess, body: FabulaeSecondWindCreate
+) -> SealedEntry:
+    character = controlled_character(session, access, body.character_id)
+    entry = _record(
+        session, access, body.kind, {"character": snapshot(character)}, character, body.visibility
+    )
+    return _after_roll(session, access, entry, {"self": character}, body.visibility)
+
+
+@roll_handler("fabulae.end_effect")
+def end_effect(
+    session: Session, access: CampaignAccess, body: FabulaeEndEffectCreate
+) -> SealedEntry:
+    access.require_gm("end a power's effect")
+    character = get_campaign_character(session, access, body.character_id)
+    request = {"character": snapshot(character), "source": body.source}
     return _record(session, access, body.kind, request, character, body.visibility)

@@ -140,8 +140,16 @@ def pool_of(character: Mapping[str, Any], roll: Mapping[str, Any], session: int)
         )
     talents = _talent_dice(sheet, skill, list(roll.get("talents", [])), session)
     modifiers: list[dict[str, Any]] = [
-        {"source": str(m["source"]), "dice": int(m["dice"])} for m in roll.get("modifiers", [])
+        {"source": str(m["source"]), "dice": int(m["dice"])}
+        for m in roll.get("modifiers", [])
+        # FAB-90 parkour: encumbered zones cost an acrobat nothing on Athlétisme.
+        if not (
+            m["source"] == "encumbered_zone"
+            and skill == "athletisme"
+            and has_talent(sheet, "parkour")
+        )
     ]
+    situation = situation_dice(sheet, attribute, skill, bool(roll.get("in_combat")))
     parts = {
         "attribute": int(sheet["attributes"][attribute]),
         "skill": int(sheet["skills"][skill]) if skill else 0,
@@ -150,14 +158,60 @@ def pool_of(character: Mapping[str, Any], roll: Mapping[str, Any], session: int)
         "states": -state_malus(sheet),
         "talents": sum(t["dice"] for t in talents),
         "modifiers": sum(m["dice"] for m in modifiers),
+        "situation": sum(s["dice"] for s in situation),
     }
     return {
         **parts,
         "talent_dice": talents,
         "modifier_dice": modifiers,
+        "situation_dice": situation,
         "pool": sum(parts.values()),
         "stress_dice": int(sheet.get("stress", 0)),  # FAB-15: on top, recorded apart
     }
+
+
+# FAB-50/FAB-55: what a carried sequela takes from the rolls it names.
+SEQUELA_MALUS: Final[dict[str, tuple[str, frozenset[str], int]]] = {
+    "bruise": ("attribute", frozenset({"physique"}), -1),
+    "broken_limb": ("skill", frozenset({"athletisme"}), -2),
+    "bleeding": ("skill", frozenset({"athletisme", "resistance"}), -2),
+    "internal": ("all", frozenset(), -2),
+    "tremor": ("skill", frozenset({"athletisme"}), -1),
+    "anxious": ("attribute", frozenset({"intellect"}), -1),
+    "sullen": ("attribute", frozenset({"empathie"}), -1),
+}
+# FAB-72: what an armor takes from the skills it hinders.
+ARMOR_MALUS: Final[dict[str, tuple[str, int]]] = {
+    "primitive_vest": ("furtivite", -1),
+    "factory_plate": ("athletisme", -1),
+}
+
+
+def situation_dice(
+    sheet: Mapping[str, Any], attribute: str, skill: str | None, in_combat: bool
+) -> list[dict[str, Any]]:
+    """Dice the character's own situation adds or takes: sequelae, armor, backpack, powers."""
+    dice: list[dict[str, Any]] = []
+    for sequela in sheet.get("sequelae", []):
+        malus = SEQUELA_MALUS.get(sequela["code"])
+        if malus is None:
+            continue
+        scope, names, value = malus
+        if scope == "all" or (scope == "attribute" and attribute in names) or skill in names:
+            dice.append({"source": f"sequela {sequela['code']}", "dice": value})
+    armor = sheet.get("armor")
+    if armor and armor["id"] in ARMOR_MALUS and ARMOR_MALUS[armor["id"]][0] == skill:
+        dice.append({"source": f"armor {armor['id']}", "dice": ARMOR_MALUS[armor["id"]][1]})
+    if in_combat and sheet.get("backpack") and skill in ("athletisme", "furtivite"):
+        dice.append({"source": "backpack in combat", "dice": -2})  # FAB-75
+    for effect in sheet.get("active_effects", []):
+        value = int(effect.get("all_rolls", 0))
+        value += int(effect.get("attributes", {}).get(attribute, 0))
+        if skill is not None:
+            value += int(effect.get("skills", {}).get(skill, 0))
+        if value:
+            dice.append({"source": f"power {effect['source']}", "dice": value})
+    return dice
 
 
 def _talent_dice(
@@ -390,21 +444,6 @@ def _pending(request: Mapping[str, Any]) -> list[dict[str, Any]]:
         if follow["kind"] in ("fabulae.state_choice", "fabulae.absorb")
     )
     return pending[settled:]
-
-
-def resolve_state_choice(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
-    """FAB-32: the player settles a pending state price by checking the state they choose."""
-    _system(request)
-    pending = _pending(request)
-    if not pending:
-        raise _refuse("FAB-32", "no state choice is pending on that entry")
-    state = request.get("state")
-    if state is None:
-        raise InvalidInput("FAB-32: name the state to check, e.g. 'epuise' or 'enerve'")
-    effects = check_chosen_state(request["character"], state, str(pending[0]["rule"]))
-    return Resolution(
-        {"state": state, "label": STATE_LABELS[state], "settles": pending[0]}, effects
-    )
 
 
 def resolve_absorb(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
@@ -668,7 +707,6 @@ ROLL_KINDS: Final[dict[str, Any]] = {
     "fabulae.recover": resolve_recover,
 }
 EVENT_KINDS: Final[dict[str, Any]] = {
-    "fabulae.state_choice": resolve_state_choice,
     "fabulae.absorb": resolve_absorb,
     "fabulae.stress": resolve_stress,
     "fabulae.destiny_award": resolve_destiny_award,

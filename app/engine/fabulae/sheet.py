@@ -115,6 +115,7 @@ class Sequela(StrictModel):
     kind: Literal["physical", "mental"]
     code: str = Field(min_length=1, max_length=40)
     duration: str | None = Field(default=None, max_length=60)
+    lethal: bool = Field(default=False, description="FAB-51: calls for death tests")
     delay: Literal["immediate", "round", "tour", "quart"] | None = None
     stabilised: bool = False
     note: str = Field(default="", max_length=200)
@@ -125,6 +126,24 @@ class Sequela(StrictModel):
         if self.code not in table:
             raise ValueError(f"unknown {self.kind} sequela '{self.code}' (FAB-50/FAB-55)")
         return self
+
+
+class ActiveEffect(StrictModel):
+    """FAB-102: a power's numeric effect on its bearer, until the GM ends it or the scene ends."""
+
+    source: str = Field(min_length=1, max_length=40, description="the power id")
+    caster_id: str | None = Field(default=None, max_length=36)
+    scene: int = Field(default=0, ge=0, le=1_000_000)
+    armor: int = Field(default=0, ge=-10, le=10, description="extra protection dice")
+    attacks_against: int = Field(
+        default=0, ge=-10, le=10, description="dice to Combat and Tir attacks on the bearer"
+    )
+    all_rolls: int = Field(default=0, ge=-10, le=10, description="dice to every action roll")
+    skills: dict[str, int] = Field(default_factory=dict, max_length=12)
+    attributes: dict[str, int] = Field(default_factory=dict, max_length=4)
+    melee_damage: int = Field(default=0, ge=-5, le=5)
+    net_damage: int = Field(default=0, ge=-5, le=5)
+    note: str = Field(default="", max_length=200)
 
 
 class FabulaeSheet(StrictModel):
@@ -143,6 +162,17 @@ class FabulaeSheet(StrictModel):
     stress: int = Field(default=0, ge=0, le=99, description="FAB-40")
     states: list[StateId] = Field(default_factory=list, max_length=8, description="FAB-20")
     broken: bool = Field(default=False, description="FAB-23")
+    dead: bool = Field(default=False, description="FAB-50/51: a failed death test, a crushed skull")
+    creature: bool = Field(
+        default=False, description="not human (a summoned servant, a beast): FAB-90 butcher"
+    )
+    grappled_by: str | None = Field(
+        default=None, max_length=36, description="FAB-63: the character holding this one"
+    )
+    active_effects: list[ActiveEffect] = Field(default_factory=list, max_length=30)
+    second_wind_session: int | None = Field(
+        default=None, ge=0, le=1_000_000, description="FAB-90 second_wind: session last used"
+    )
     broken_track: Literal["physical", "mental"] | None = Field(
         default=None, description="FAB-23: the track whose full boxes broke the character"
     )
@@ -240,5 +270,9 @@ FABULAE_PROTECTED = frozenset(
         "armor",
         "weapons",
         "expert_session",
+        "dead",
+        "grappled_by",
+        "active_effects",
+        "second_wind_session",
     }
 )
