@@ -57,6 +57,13 @@ class FabulaeActionCreate(RollBase, FabulaeRoll):
 
     kind: Literal["fabulae.action"]
     character_id: uuid.UUID
+    in_combat: bool = Field(default=False, description="FAB-75: a backpack hinders in combat")
+    target_id: uuid.UUID | None = Field(
+        default=None, description="who the action is aimed at (FAB-90 intimidator)"
+    )
+    intimidation: Literal["stress", "flee"] = Field(
+        default="stress", description="FAB-90 intimidator: the target takes +1 stress or flees"
+    )
 
 
 class OpposedSide(FabulaeRoll):
@@ -286,3 +293,18 @@ class FabulaeEndEffectCreate(RollBase):
     kind: Literal["fabulae.end_effect"]
     character_id: uuid.UUID
     source: str = Field(min_length=1, max_length=40, description="the power id")
+
+
+class FabulaeReloadCreate(RollBase):
+    """FAB-71: load a weapon back to capacity (FAB-90 quick_reload: a free action)."""
+
+    kind: Literal["fabulae.reload"]
+    character_id: uuid.UUID
+    weapon: WeaponId
+
+
+class FabulaeStreetRatCreate(FollowUpBase):
+    """FAB-90 street_rat: reroll one failed die of a Furtivité or flight roll, in a city."""
+
+    kind: Literal["fabulae.street_rat"]
+    die: int = Field(ge=0, le=40, description="index of the die to reroll")

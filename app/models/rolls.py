@@ -23,12 +23,14 @@ from app.models.fabulae import (
     FabulaePowerCreate,
     FabulaePushCreate,
     FabulaeRecoverCreate,
+    FabulaeReloadCreate,
     FabulaeRepairCreate,
     FabulaeSecondWindCreate,
     FabulaeSequelaCreate,
     FabulaeStabilizeCreate,
     FabulaeStateChoiceCreate,
     FabulaeStrangleCreate,
+    FabulaeStreetRatCreate,
     FabulaeStressCreate,
     FabulaeStressResistCreate,
 )
@@ -86,6 +88,8 @@ RollCreate = Annotated[
     | FabulaePowerCreate
     | FabulaeRepairCreate
     | FabulaeSecondWindCreate
-    | FabulaeEndEffectCreate,
+    | FabulaeEndEffectCreate
+    | FabulaeReloadCreate
+    | FabulaeStreetRatCreate,
     Field(discriminator="kind"),
 ]

@@ -24,12 +24,14 @@ from app.models.fabulae import (
     FabulaePowerCreate,
     FabulaePushCreate,
     FabulaeRecoverCreate,
+    FabulaeReloadCreate,
     FabulaeRepairCreate,
     FabulaeSecondWindCreate,
     FabulaeSequelaCreate,
     FabulaeStabilizeCreate,
     FabulaeStateChoiceCreate,
     FabulaeStrangleCreate,
+    FabulaeStreetRatCreate,
     FabulaeStressCreate,
     FabulaeStressResistCreate,
 )
@@ -117,7 +119,13 @@ def _after_roll(
 @roll_handler("fabulae.action")
 def action(session: Session, access: CampaignAccess, body: FabulaeActionCreate) -> SealedEntry:
     character = controlled_character(session, access, body.character_id)
-    request = {"character": snapshot(character), "roll": _roll_inputs(body)}
+    request: dict[str, Any] = {
+        "character": snapshot(character),
+        "roll": {**_roll_inputs(body), "in_combat": body.in_combat},
+    }
+    if body.target_id is not None:
+        target = get_campaign_character(session, access, body.target_id)
+        request.update({"target": snapshot(target), "intimidation": body.intimidation})
     entry = _record(session, access, body.kind, request, character, body.visibility)
     return _after_roll(session, access, entry, {"self": character}, body.visibility)
 
@@ -474,3 +482,25 @@ def end_effect(
     character = get_campaign_character(session, access, body.character_id)
     request = {"character": snapshot(character), "source": body.source}
     return _record(session, access, body.kind, request, character, body.visibility)
+
+
+@roll_handler("fabulae.reload")
+def reload(session: Session, access: CampaignAccess, body: FabulaeReloadCreate) -> SealedEntry:
+    character = controlled_character(session, access, body.character_id)
+    request = {"character": snapshot(character), "weapon": body.weapon}
+    return _record(session, access, body.kind, request, character, body.visibility)
+
+
+@roll_handler("fabulae.street_rat")
+def street_rat(
+    session: Session, access: CampaignAccess, body: FabulaeStreetRatCreate
+) -> SealedEntry:
+    action, character = _followed(session, access, body.follows)
+    request = {
+        "character": snapshot(character),
+        "action": {key: action[key] for key in ("seq", "kind", "request", "result")},
+        "follow_ups": load_follow_ups(session, access, body.follows),
+        "die": body.die,
+    }
+    visibility = body.visibility or action["visibility"]
+    return _record(session, access, body.kind, request, character, visibility, body.follows)

@@ -22,6 +22,7 @@ from app.engine.fabulae.rules import (
     _sheet,
     _system,
     has_talent,
+    read_dice,
     stress_gain,
     track_of,
 )
@@ -766,8 +767,67 @@ def resolve_end_effect(request: Mapping[str, Any], dice: DiceSource) -> Resoluti
     return Resolution({"ended": source}, body.effects("FAB-102"))
 
 
+def resolve_reload(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
+    """FAB-71: a weapon is loaded back to its capacity (quick_reload makes it free, FAB-90)."""
+    _system(request)
+    body = Body(request["character"])
+    weapon_id = str(request["weapon"])
+    weapon, carried = _weapon(body.sheet, weapon_id)
+    if carried is None or weapon.ammo is None:
+        raise InvalidInput(f"the {weapon_id} takes no ammunition")
+    if int(carried.get("ammo") or 0) >= weapon.ammo:
+        raise _refuse("FAB-71", f"the {weapon_id} is already loaded ({weapon.ammo})")
+    body.sheet["weapons"] = [
+        {**w, "ammo": weapon.ammo} if w["id"] == weapon_id else w for w in body.sheet["weapons"]
+    ]
+    light = weapon.hands == 1
+    free = light and has_talent(body.sheet, "quick_reload")
+    action = "free" if free else ("slow" if not light else "fast")
+    return Resolution(
+        {"weapon": weapon_id, "ammo": weapon.ammo, "action": action}, body.effects("FAB-71")
+    )
+
+
+def resolve_street_rat(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
+    """FAB-90 street_rat: in a city, reroll one failed die of a Furtivité or flight roll, free."""
+    _system(request)
+    character = request["character"]
+    sheet = _sheet(character)
+    if not has_talent(sheet, "street_rat"):
+        raise InvalidInput("street_rat is a talent this character does not have")
+    action = request["action"]
+    if action["kind"] != "fabulae.action":
+        raise InvalidInput(f"follows must name a fabulae.action entry, not {action['kind']}")
+    if action["request"]["roll"].get("skill") not in ("furtivite", "athletisme"):
+        raise _refuse("FAB-90", "street_rat rerolls Furtivité or flight (Athlétisme) rolls only")
+    if any(f["kind"] == "fabulae.street_rat" for f in request.get("follow_ups", [])):
+        raise _refuse("FAB-90", "street_rat rerolls one die once per roll")
+    if any(f["kind"] == "fabulae.push" for f in request.get("follow_ups", [])):
+        raise _refuse("FAB-33", "the push replaced this roll for good; reroll before pushing")
+    current = action["result"]
+    if current["outcome"] in ("panic", "impossible"):
+        raise _refuse("FAB-42", "a panicked or impossible action cannot be rerolled")
+    index = int(request["die"])
+    if not 0 <= index < len(current["dice"]):
+        raise InvalidInput(f"die must index the roll's {len(current['dice'])} dice")
+    if current["dice"][index] == 6:
+        raise InvalidInput("street_rat rerolls a failed die, not a 6")
+    faces = list(current["dice"])
+    faces[index] = dice.roll(6)
+    rolled = read_dice(faces, current["stress_dice"])
+    return Resolution(
+        {
+            "pool": current["pool"],
+            **rolled,
+            "passive": current.get("passive", False),
+            "rerolled_die": index,
+        }
+    )
+
+
 ROLL_KINDS: Final[dict[str, Any]] = {
     "fabulae.state_choice": resolve_state_choice,
+    "fabulae.street_rat": resolve_street_rat,
     "fabulae.attack": resolve_attack,
     "fabulae.grapple": resolve_grapple,
     "fabulae.break_free": resolve_break_free,
@@ -779,6 +839,7 @@ ROLL_KINDS: Final[dict[str, Any]] = {
     "fabulae.second_wind": resolve_second_wind,
 }
 EVENT_KINDS: Final[dict[str, Any]] = {
+    "fabulae.reload": resolve_reload,
     "fabulae.strangle": resolve_strangle,
     "fabulae.end_effect": resolve_end_effect,
 }

@@ -294,10 +294,23 @@ def _action_roll(
 def resolve_action(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
     """FAB-10..15, FAB-42: an action roll; a 1 on a stress die is Panic."""
     _system(request)
-    result, effects = _action_roll(
-        request["character"], request["roll"], int(request["session"]), dice
-    )
-    result["passive"] = bool(request["roll"].get("passive"))
+    character, roll = request["character"], request["roll"]
+    result, effects = _action_roll(character, roll, int(request["session"]), dice)
+    result["passive"] = bool(roll.get("passive"))
+    target = request.get("target")
+    if (
+        target is not None
+        and result["outcome"] == "success"
+        and has_talent(_sheet(character), "intimidator")
+        and roll["attribute"] == "physique"
+        and roll.get("skill") == "mentir_convaincre"
+    ):
+        # FAB-90 intimidator: the target flees, or takes +1 stress.
+        if request.get("intimidation", "stress") == "flee":
+            result["intimidated"] = {"character_id": target["id"], "flees": True}
+        else:
+            effects += _stress_change(target, stress_gain(_sheet(target), 1), "FAB-90")
+            result["intimidated"] = {"character_id": target["id"], "stress": True}
     return Resolution(result, effects)
 
 
@@ -344,9 +357,9 @@ def _current_roll(request: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
     result: dict[str, Any] = request["action"]["result"]
     pushes = 0
     for follow in request.get("follow_ups", []):
-        if follow["kind"] == "fabulae.push":
+        if follow["kind"] in ("fabulae.push", "fabulae.street_rat"):
             result = follow["result"]
-            pushes += 1
+            pushes += follow["kind"] == "fabulae.push"
     return result, pushes
 
 
