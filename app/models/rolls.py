@@ -50,6 +50,7 @@ from app.models.jdr import (
     JdrTalismanCreate,
     JdrTalismanRulingCreate,
 )
+from app.models.vampire import VampireActionCreate, VampireWillpowerRestoreCreate
 
 RollCreate = Annotated[
     DiceRollCreate
@@ -90,6 +91,8 @@ RollCreate = Annotated[
     | FabulaeSecondWindCreate
     | FabulaeEndEffectCreate
     | FabulaeReloadCreate
-    | FabulaeStreetRatCreate,
+    | FabulaeStreetRatCreate
+    | VampireActionCreate
+    | VampireWillpowerRestoreCreate,
     Field(discriminator="kind"),
 ]

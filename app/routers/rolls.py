@@ -15,6 +15,7 @@ from app.routers.common import Limit
 from app.services import fabulae as _fabulae_rolls  # noqa: F401 (registers handlers)
 from app.services import jdr as _jdr_rolls  # noqa: F401 (registers handlers)
 from app.services import log as log_service
+from app.services import vampire as _vampire_rolls  # noqa: F401 (registers handlers)
 from app.services.access import get_campaign_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
 from app.services.rolls import create_roll

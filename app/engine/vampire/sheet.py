@@ -98,6 +98,9 @@ class VampireSheet(StrictModel):
         description="VAM-2: ability id → 0..5; suggested ids in the rules, campaigns may add more",
     )
     willpower: Willpower
+    blank_botch_session: int | None = Field(
+        default=None, ge=0, le=1_000_000, description="VAM-16: session of the absorbed botch"
+    )
 
 
 class VampireOptions(StrictModel):
@@ -107,5 +110,5 @@ class VampireOptions(StrictModel):
     retry_penalty: bool = Field(default=True, description="VAM-30: +1 difficulty per failed retry")
 
 
-VAMPIRE_PROTECTED = frozenset({"willpower"})
+VAMPIRE_PROTECTED = frozenset({"willpower", "blank_botch_session"})
 VAMPIRE_CREATION_CHOICES = frozenset({"willpower"})
