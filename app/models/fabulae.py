@@ -94,7 +94,11 @@ class FabulaeStateChoiceCreate(FollowUpBase):
     """FAB-32: settle a pending state price by naming the state to check."""
 
     kind: Literal["fabulae.state_choice"]
-    state: StateId
+    state: StateId | Literal["physical", "mental"] | None = Field(
+        default=None,
+        description="FAB-32: the state to check, or a track (its next box, Broken when full); "
+        "omit it to accept the next box of a damage track (FAB-68)",
+    )
 
 
 class FabulaeAbsorbCreate(FollowUpBase):

@@ -232,6 +232,10 @@ def resolve_state_choice(request: Mapping[str, Any], dice: DiceSource) -> Resolu
     threat = pending[0]
     body = Body(request["character"])
     state = request.get("state")
+    if threat.get("choice") == "any" and state in ("physical", "mental"):
+        # The player picks a track: its next box, or Broken when it is full (FAB-23).
+        on_track = land_state(body, str(state), dice, threat.get("sequela", {}))
+        return Resolution({**on_track, "settles": threat}, body.effects(str(threat["rule"])))
     if threat.get("choice") == "any":
         if state is None:
             raise InvalidInput("FAB-32: name the state to check, e.g. 'epuise' or 'enerve'")

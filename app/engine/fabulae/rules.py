@@ -138,7 +138,7 @@ def pool_of(character: Mapping[str, Any], roll: Mapping[str, Any], session: int)
         raise InvalidInput(
             f"difficulty must be hard, very_hard or almost_impossible, got {difficulty!r}"
         )
-    talents = _talent_dice(sheet, skill, list(roll.get("talents", [])), session)
+    talents = _talent_dice(sheet, attribute, skill, list(roll.get("talents", [])), session)
     modifiers: list[dict[str, Any]] = [
         {"source": str(m["source"]), "dice": int(m["dice"])}
         for m in roll.get("modifiers", [])
@@ -215,12 +215,18 @@ def situation_dice(
 
 
 def _talent_dice(
-    sheet: Mapping[str, Any], skill: str | None, invoked: list[str], session: int
+    sheet: Mapping[str, Any],
+    attribute: str,
+    skill: str | None,
+    invoked: list[str],
+    session: int,
 ) -> list[dict[str, Any]]:
     dice = []
     for talent, (skills, bonus) in ALWAYS_ON_TALENTS.items():
         if has_talent(sheet, talent) and skill in skills:
             dice.append({"talent": talent, "dice": bonus})
+    if len(set(invoked)) != len(invoked):
+        raise InvalidInput("a talent is invoked once per roll")
     for talent in invoked:
         if talent not in INVOKED_TALENTS:
             raise InvalidInput(f"talent {talent!r} adds no dice to a roll you invoke it for")
@@ -229,6 +235,8 @@ def _talent_dice(
         skills, bonus, when = INVOKED_TALENTS[talent]
         if skill not in skills:
             raise InvalidInput(f"talent {talent} adds dice to {' or '.join(sorted(skills))} {when}")
+        if talent == "iron_will" and attribute != "physique":
+            raise InvalidInput("iron_will adds dice to Physique + Résistance only")
         if talent == "expert" and sheet.get("expert_session") == session:
             raise _refuse("FAB-90", "Expert was already used this session")
         dice.append({"talent": talent, "dice": bonus})
@@ -390,11 +398,17 @@ def resolve_push(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
                 f"{roll_inputs['attribute']} roll",
             )
     absorb = bool(request.get("absorb"))
-    cost = 2 if absorb else 1
-    if int(sheet["destiny"]) < cost:
+    state = request.get("state")
+    if absorb and state is not None:
+        raise InvalidInput("FAB-32/FAB-34: name a state to check or absorb it, not both")
+    # Every refusal comes before the dice: a request refused after drawing would let the
+    # caller see what the next entry's dice hold without paying for them.
+    if state is not None:
+        check_chosen_state(character, state, "FAB-32")
+    if int(sheet["destiny"]) < (2 if absorb else 1):
         raise _refuse(
-            "FAB-31" if not absorb else "FAB-34",
-            f"pushing costs {cost} Destiny point{'s' if cost > 1 else ''}; "
+            "FAB-34" if absorb else "FAB-31",
+            f"pushing costs 1 Destiny point{' and absorbing one more' if absorb else ''}; "
             f"{character['name']} has {sheet['destiny']}",
         )
     faces = [face if face in (1, 6) else dice.roll(6) for face in side["dice"]]
@@ -409,20 +423,36 @@ def resolve_push(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
     result["push"] = pushes + 1
     character_id = str(character["id"])
     destiny = int(sheet["destiny"])
-    effects = [_effect(character_id, "destiny", destiny, destiny - cost, "FAB-31")]
+    cost = 1
+    effects: list[Effect] = []
     if any(face == 1 for face in [*faces, *stress]):
         # FAB-32: a 1 anywhere in the final set costs one state of the player's choice.
-        state = request.get("state")
         if absorb:
-            result["state_price"] = {"rule": "FAB-32", "absorbed": True}  # FAB-34
+            cost = 2  # FAB-34: one more Destiny cancels it
+            result["state_price"] = {"rule": "FAB-32", "absorbed": True}
         elif state is not None:
             effects += check_chosen_state(character, state, "FAB-32")
             result["state_price"] = {"rule": "FAB-32", "state": state}
         else:
             result["pending_states"] = [{"rule": "FAB-32", "choice": "any"}]
-    elif absorb:
-        raise InvalidInput("FAB-34: no 1 showed, so there is no state to absorb")
+    effects.insert(0, _effect(character_id, "destiny", destiny, destiny - cost, "FAB-31"))
+    if action["kind"] == "fabulae.stress_resist":
+        effects += _stress_resisted(character, current, result)
     return Resolution(result, effects)
+
+
+def _stress_resisted(
+    character: Mapping[str, Any], before: Mapping[str, Any], after: dict[str, Any]
+) -> list[Effect]:
+    """FAB-43 after a push: the sixes the new roll adds lower stress further."""
+    lowered = int(before.get("stress_lowered", 0))
+    if after["outcome"] != "success":
+        after["stress_lowered"] = lowered
+        return []
+    stress = int(_sheet(character)["stress"])
+    more = min(stress, int(after["sixes"]) - lowered)
+    after["stress_lowered"] = lowered + max(0, more)
+    return _stress_change(character, -more, "FAB-43") if more > 0 else []
 
 
 # --- states (FAB-20..23, FAB-34) -----------------------------------------------------------
@@ -641,6 +671,12 @@ def resolve_recover(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
         if track not in SOIN_ATTRIBUTE:
             raise InvalidInput("track must be physical or mental")
         self_care = str(healer["id"]) == str(patient["id"])
+        if self_care and sheet.get("broken"):
+            raise _refuse(
+                "FAB-81",
+                "a Broken character is helpless: alone, only a Résistance roll once per quart "
+                "(mode broken_resistance)",
+            )
         roll = {
             "attribute": SOIN_ATTRIBUTE[track],  # FAB-4, FAB-80
             "skill": "soin",
@@ -671,7 +707,11 @@ def resolve_recover(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
         if not sheet.get("broken"):
             raise _refuse("FAB-81", f"{patient['name']} is not Broken")
         track = str(sheet["broken_track"])
-        roll = {"attribute": "physique", "skill": "resistance"}
+        # FAB-4/FAB-43: Résistance with Physique for the body, Empathie for the mind.
+        roll = {
+            "attribute": "physique" if track == "physical" else "empathie",
+            "skill": "resistance",
+        }
         result, effects = _action_roll(patient, roll, int(request["session"]), dice)
         if result["outcome"] == "success":
             count = 2 if result["feats"] else 1
