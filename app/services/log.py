@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import secrets
 import uuid
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ from app.models import Campaign, Character, LogEntry, SeedEpoch
 from app.services.access import CampaignAccess
 
 PAGE_FETCH = 200
+logger = logging.getLogger("nocturne.rules")
 _log_table = LogEntry.__table__  # type: ignore[attr-defined]
 _campaign_table = Campaign.__table__  # type: ignore[attr-defined]
 LOG_INSERT = insert(_log_table)
@@ -244,7 +246,18 @@ def record_resolution(
     dice = HmacDiceStream(
         bytes.fromhex(epoch.server_seed), str(campaign.id), epoch.number, epoch.client_seed, seq
     )
-    resolution = catalog.resolve(kind, request, dice)
+    try:
+        resolution = catalog.resolve(kind, request, dice)
+    except EngineError as exc:
+        if dice.draws:
+            # The next request gets this seq, and these dice: a refusal that depends on them
+            # would show them unpaid. Rules refuse before drawing; this guards the mistake.
+            logger.error("%s refused after drawing dice: %s", kind, exc.detail)
+            raise type(exc)(
+                f"{exc.rule or 'the rules'}: this request was refused; check its inputs",
+                rule=exc.rule,
+            ) from None
+        raise
     entry = append_entry(
         session,
         campaign,
