@@ -677,9 +677,11 @@ def test_FAB36_FAB14_impossible_sides_draw_nothing_and_score_zero() -> None:
     result = run(resolve_opposed, opposed_req(two, zero), [6, 3]).result
     assert result["passive"]["outcome"] == "impossible"
     assert (result["net"], result["winner"], result["outcome"]) == (1, "active", "success")
-    result = run(resolve_opposed, opposed_req(zero, two), [6, 6]).result
+    # An impossible attack never happens: the defender rolls nothing either (FAB-14).
+    result = run(resolve_opposed, opposed_req(zero, two), []).result
     assert result["active"]["outcome"] == "impossible" and result["active"]["dice"] == []
-    assert (result["net"], result["winner"], result["outcome"]) == (-2, "passive", "impossible")
+    assert result["passive"]["outcome"] == "not_rolled" and result["passive"]["dice"] == []
+    assert (result["net"], result["winner"], result["outcome"]) == (0, "passive", "impossible")
 
 
 # --- FAB-31/32: pushing -------------------------------------------------------------------------

@@ -852,3 +852,55 @@ for _kind, _resolver in ROLL_KINDS.items():
     register(_kind, _resolver, is_roll=True)
 for _kind, _resolver in EVENT_KINDS.items():
     register(_kind, _resolver, is_roll=False)
+
+
+# --- initiative (FAB-61) ----------------------------------------------------------------------
+
+DECK: Final[tuple[int, ...]] = tuple(range(1, 11))
+
+
+def resolve_initiative(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
+    """FAB-61: each draws a card 1..10 without replacement; a second deck past ten combatants.
+
+    A draw from what is left of the deck is a die with as many faces as cards (FAIR-8).
+    `quick_draw_initiative` draws two and keeps the earlier; the other goes back.
+    `drawn` lists the cards already out of the current deck (a newcomer mid-fight).
+    """
+    _system(request)
+    deck_number = int(request.get("deck", 1))
+    remaining = [card for card in DECK if card not in set(request.get("drawn", []))]
+    rows = []
+    for combatant in request["combatants"]:
+        if not remaining:
+            deck_number, remaining = deck_number + 1, list(DECK)
+        card = remaining.pop(dice.roll(len(remaining)) - 1)
+        cards = [card]
+        if combatant.get("quick_draw_initiative") and remaining:
+            second = remaining.pop(dice.roll(len(remaining)) - 1)
+            cards.append(second)
+            card = min(card, second)
+            remaining.append(max(cards))  # the card not kept goes back
+            remaining.sort()
+        rows.append(
+            {
+                "character_id": combatant["id"],
+                "name": combatant["name"],
+                "kind": combatant["kind"],
+                "cards": cards,
+                "card": card,
+                "deck": deck_number,
+            }
+        )
+    # Increasing card order; a second deck's card after the first's; then PCs, then listing.
+    order = sorted(
+        enumerate(rows),
+        key=lambda item: (item[1]["card"], item[1]["deck"], item[1]["kind"] != "pc", item[0]),
+    )
+    ordered = [row for _, row in order]
+    for rank, row in enumerate(ordered, start=1):
+        row["rank"] = rank
+    drawn = [card for card in DECK if card not in remaining]
+    return Resolution({"order": ordered, "deck": deck_number, "drawn": drawn})
+
+
+register("fabulae.initiative", resolve_initiative, is_roll=True)

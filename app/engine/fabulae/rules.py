@@ -329,6 +329,15 @@ def resolve_opposed(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
     active, active_effects = _action_roll(
         request["active"]["character"], request["active"]["roll"], session, dice
     )
+    if active["outcome"] == "impossible":
+        # FAB-14: the attempt never happens, so the defender rolls nothing either.
+        passive: dict[str, Any] = {
+            "outcome": "not_rolled",
+            "sixes": 0,
+            "dice": [],
+            "stress_dice": [],
+        }
+        return Resolution(_opposition(active, passive), active_effects)
     passive, passive_effects = _action_roll(
         request["passive"]["character"], request["passive"]["roll"], session, dice
     )

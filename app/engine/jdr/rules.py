@@ -630,6 +630,9 @@ def resolve_initiative(request: Mapping[str, Any], dice: DiceSource) -> Resoluti
                 "rolloff": [],
             }
         )
+    # JDR-31: who already rolled in this scene keeps their total (a newcomer joins them).
+    for kept in request.get("carried", []):
+        rows.append({**kept, "rolloff": list(kept.get("rolloff", [])), "carried": True})
     chosen = [str(x) for x in request.get("order") or []]
     # JDR-31a: whoever is caught off guard acts last in the first round.
     ordered = _order([r for r in rows if not r["off_guard"]], chosen, dice) + _order(

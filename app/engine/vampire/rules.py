@@ -205,3 +205,53 @@ def resolve_willpower_restore(request: Mapping[str, Any], dice: DiceSource) -> R
 
 register("vampire.action", resolve_action, is_roll=True)
 register("vampire.willpower_restore", resolve_willpower_restore, is_roll=False)
+
+
+def resolve_initiative(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
+    """No initiative rule in the source: the classic one, 1D10 + Dextérité + Astuce.
+
+    Highest first; ties go to the higher Dextérité + Astuce, then to a 1D10 roll-off.
+    """
+    if request["system"] != SYSTEM:
+        raise InvalidInput(f"a Vampire rule cannot run in a {request['system']} campaign")
+    rows = []
+    for combatant in request["combatants"]:
+        traits = int(combatant["dexterite"]) + int(combatant["astuce"])
+        die = dice.roll(10)
+        rows.append(
+            {
+                "character_id": combatant["id"],
+                "name": combatant["name"],
+                "kind": combatant["kind"],
+                "die": die,
+                "traits": traits,
+                "total": die + traits,
+                "rolloff": [],
+            }
+        )
+    groups: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((-row["total"], -row["traits"]), []).append(row)
+    ordered: list[dict[str, Any]] = []
+    for key in sorted(groups):
+        ordered.extend(_roll_off(groups[key], dice))
+    for rank, row in enumerate(ordered, start=1):
+        row["rank"] = rank
+    return Resolution({"order": ordered})
+
+
+def _roll_off(tied: list[dict[str, Any]], dice: DiceSource) -> list[dict[str, Any]]:
+    if len(tied) == 1:
+        return tied
+    faces = {}
+    for row in tied:
+        face = dice.roll(10)
+        row["rolloff"].append(face)
+        faces[row["character_id"]] = face
+    ordered: list[dict[str, Any]] = []
+    for face in sorted(set(faces.values()), reverse=True):
+        ordered.extend(_roll_off([r for r in tied if faces[r["character_id"]] == face], dice))
+    return ordered
+
+
+register("vampire.initiative", resolve_initiative, is_roll=True)
