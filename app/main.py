@@ -18,6 +18,7 @@ from app.core.settings import get_settings
 from app.routers import (
     campaigns,
     characters,
+    encounters,
     fairness,
     health,
     log,
@@ -50,7 +51,18 @@ def create_app() -> FastAPI:
     configure_logging(settings.log_level)
     app = FastAPI(title="Nocturne", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
     install_problem_handlers(app)
-    for module in (health, users, systems, campaigns, members, characters, rolls, log, fairness):
+    for module in (
+        health,
+        users,
+        systems,
+        campaigns,
+        members,
+        characters,
+        rolls,
+        log,
+        fairness,
+        encounters,
+    ):
         app.include_router(module.router, prefix=API_PREFIX)
     if settings.cors_origins:
         app.add_middleware(

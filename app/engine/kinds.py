@@ -52,6 +52,11 @@ STRUCTURAL_KINDS = frozenset(
         "sheet_edit",
         "sheet_override",
         "options_changed",
+        "encounter.created",
+        "encounter.joined",
+        "encounter.left",
+        "encounter.turn",
+        "encounter.ended",
     }
 )
 

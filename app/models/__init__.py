@@ -19,6 +19,7 @@ from app.models.character import (
     CharactersPublic,
     CharacterUpdate,
 )
+from app.models.encounter import Encounter
 from app.models.log import IdempotencyKey, LogEntry, SeedEpoch
 from app.models.user import User, UserCreate, UserCreated, UserPublic
 
@@ -34,6 +35,7 @@ __all__ = [
     "CharacterPublic",
     "CharacterUpdate",
     "CharactersPublic",
+    "Encounter",
     "IdempotencyKey",
     "JSONType",
     "LogEntry",

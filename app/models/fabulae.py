@@ -58,6 +58,9 @@ class FabulaeActionCreate(RollBase, FabulaeRoll):
     kind: Literal["fabulae.action"]
     character_id: uuid.UUID
     in_combat: bool = Field(default=False, description="FAB-75: a backpack hinders in combat")
+    action_type: Literal["slow", "fast", "free"] = Field(
+        default="slow", description="FAB-60: what the action takes from an encounter's round"
+    )
     target_id: uuid.UUID | None = Field(
         default=None, description="who the action is aimed at (FAB-90 intimidator)"
     )

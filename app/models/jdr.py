@@ -38,6 +38,11 @@ class JdrActionCreate(RollBase):
     disadvantage: bool = False
     difficulty: int | None = Field(default=None, ge=2, le=40, description="JDR-13")
     context: JdrContext = Field(default_factory=JdrContext)
+    no_talent_bonus: bool = Field(
+        default=False,
+        description="JDR-31a: a PC caught off guard gets no talent bonus in the first round "
+        "(encounters set it)",
+    )
 
 
 class JdrTalismanCreate(FollowUpBase):

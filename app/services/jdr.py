@@ -81,6 +81,7 @@ def action(session: Session, access: CampaignAccess, body: JdrActionCreate) -> S
         "disadvantage": body.disadvantage,
         "difficulty": body.difficulty,
         "context": body.context.model_dump(),
+        "no_talent_bonus": body.no_talent_bonus,
     }
     return _record(session, access, "jdr.action", request, character, body.visibility)
 

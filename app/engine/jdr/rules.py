@@ -640,7 +640,12 @@ def resolve_initiative(request: Mapping[str, Any], dice: DiceSource) -> Resoluti
     )
     for rank, row in enumerate(ordered, start=1):
         row["rank"] = rank
-    return Resolution({"order": ordered})
+    # After the first round the surprise bonus and the off-guard penalty lapse (JDR-31a);
+    # the totals stand for the whole scene (JDR-31), ties kept as first ruled.
+    later = sorted(
+        ordered, key=lambda r: (-(r["total"] - r["surprise"]), r["kind"] != "pc", r["rank"])
+    )
+    return Resolution({"order": ordered, "later_rounds": [r["character_id"] for r in later]})
 
 
 def _order(rows: list[dict[str, Any]], chosen: list[str], dice: DiceSource) -> list[dict[str, Any]]:
