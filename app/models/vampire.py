@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from app.models.entries import RollBase
+from app.models.entries import RollBase, Visibility
 
 Attribute = Literal[
     "force",
@@ -32,7 +32,9 @@ class VampireActionCreate(RollBase):
         default=None, max_length=40, pattern=r"^[a-z][a-z0-9_]{0,39}$", description="VAM-2"
     )
     modifier: int = Field(default=0, ge=-10, le=10, description="the Storyteller's modifier")
-    difficulty: int = Field(default=6, ge=2, le=10, description="VAM-11")
+    difficulty: int | None = Field(
+        default=None, ge=2, le=10, description="VAM-11: 6 by default; a retry keeps its action's"
+    )
     explosive: bool | None = Field(
         default=None,
         description="VAM-14: a 10 counts twice; by default when the attribute is 5 "
@@ -48,6 +50,9 @@ class VampireActionCreate(RollBase):
     )
     waive_retry_penalty: bool = Field(
         default=False, description="VAM-30: the Storyteller waives the retry penalty"
+    )
+    visibility: Visibility | None = Field(  # type: ignore[assignment]
+        default=None, description="public by default; a retry keeps its action's visibility"
     )
 
 

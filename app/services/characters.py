@@ -49,6 +49,27 @@ def changed_fields(
     return sorted(name for name in fields if before.get(name) != after.get(name))
 
 
+def _check_instructor(
+    session: Session, access: CampaignAccess, character_id: uuid.UUID | None, sheet: dict[str, Any]
+) -> None:
+    """JDR-23: an atheist is instructed by a believing PC of the same campaign."""
+    instructor_id = sheet.get("instructed_by")
+    if instructor_id is None:
+        return
+    instructor = session.get(Character, uuid.UUID(str(instructor_id)))
+    if (
+        instructor is None
+        or instructor.deleted_at is not None
+        or instructor.campaign_id != access.campaign.id
+        or instructor.kind != "pc"
+        or instructor.id == character_id
+        or instructor.sheet.get("faith") != "believer"
+    ):
+        raise Unprocessable(
+            "JDR-23: instructed_by must name another believing PC of this campaign", rule="JDR-23"
+        )
+
+
 def create_character(session: Session, access: CampaignAccess, data: CharacterCreate) -> Character:
     ruleset = get_ruleset(access.campaign.system)
     owner_id = data.owner_id
@@ -69,6 +90,7 @@ def create_character(session: Session, access: CampaignAccess, data: CharacterCr
     sheet = ruleset.derive(None, sheet, access.campaign.current_scene)
     if not access.is_gm:
         _refuse_player_set_resources(ruleset, data.sheet, sheet)
+    _check_instructor(session, access, None, sheet)
     character = Character(
         campaign_id=access.campaign.id,
         name=data.name,
@@ -131,6 +153,8 @@ def update_character(
                 f"{', '.join(overridden)}: resources the rules spend change only through rule "
                 "actions or a GM override"
             )
+        if sheet.get("instructed_by") != character.sheet.get("instructed_by"):
+            _check_instructor(session, access, character.id, sheet)
         _log_sheet_change(session, access, character, sheet, override=bool(overridden))
         character.sheet = sheet
     elif "kind" in changes:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -95,7 +96,7 @@ def _followed(
     entry = load_entry(session, access, follows)
     if entry["character_id"] is None:
         raise Unprocessable(f"follows: entry {follows} ({entry['kind']}) concerns no character")
-    character = get_campaign_character(session, access, entry["character_id"])
+    character = get_campaign_character(session, access, uuid.UUID(entry["character_id"]))
     if gm_only is None:
         character = _actor(session, access, character.id)
     return entry, character

@@ -12,11 +12,11 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from app.core.problems import Forbidden, NotFound
+from app.core.problems import Conflict, Forbidden, NotFound
 from app.models import Character, LogEntry
 from app.models.entries import DiceRollCreate
 from app.services.access import CampaignAccess, can_edit_character, get_campaign_character
-from app.services.log import SealedEntry, record_resolution
+from app.services.log import SealedEntry, can_see, record_resolution
 
 RollHandler = Callable[[Session, CampaignAccess, Any], SealedEntry]
 ROLL_HANDLERS: dict[str, RollHandler] = {}
@@ -70,10 +70,20 @@ def clock_request(access: CampaignAccess) -> dict[str, Any]:
 
 
 def load_entry(session: Session, access: CampaignAccess, seq: int) -> dict[str, Any]:
-    """An entry of this campaign's log, as a follow-up records it."""
+    """An entry of this campaign's log, as a follow-up records it.
+
+    An entry the caller may not see cannot be followed up by them: whether the rules
+    accepted it would reveal the outcome the visibility hides (FAIR-13).
+    """
     entry = session.get(LogEntry, (access.campaign.id, seq))
     if entry is None:
         raise NotFound(f"follows: there is no entry with seq {seq} in this campaign's log")
+    if not can_see(entry, access):
+        raise Conflict(
+            f"entry {seq} is {entry.visibility}: its outcome is hidden from you, so only "
+            "the GM can act on it",
+            rule="FAIR-13",
+        )
     data = {
         "seq": entry.seq,
         "kind": entry.kind,

@@ -39,8 +39,22 @@ def retry_chain(
                 f"VAM-30: retry_of {seq} is not the same action (same character, attribute "
                 "and ability)"
             )
-        chain.insert(0, {"seq": seq, "outcome": entry["result"]["outcome"]})
+        chain.insert(
+            0,
+            {
+                "seq": seq,
+                "outcome": entry["result"]["outcome"],
+                "difficulty": int(request.get("difficulty") or 6),
+                "visibility": entry["visibility"],
+            },
+        )
         seq = (request.get("retry") or {}).get("of")
+    first = chain[0]["difficulty"]
+    if body.difficulty is not None and body.difficulty != first:
+        raise Unprocessable(
+            f"VAM-30: a retry is the same action, at its difficulty ({first}); the penalty is "
+            "added by the rules"
+        )
     return chain
 
 
@@ -69,19 +83,20 @@ def action(session: Session, access: CampaignAccess, body: VampireActionCreate) 
             },
         ),
     }
+    visibility = body.visibility or "public"
     if body.retry_of is not None:
-        request["retry"] = {
-            "of": body.retry_of,
-            "chain": retry_chain(session, access, body),
-            "waived": body.waive_retry_penalty,
-        }
+        chain = retry_chain(session, access, body)
+        request["retry"] = {"of": body.retry_of, "chain": chain, "waived": body.waive_retry_penalty}
+        visibility = body.visibility or chain[-1]["visibility"]
+    if body.take_automatic and body.willpower:
+        raise Unprocessable("VAM-20/21: an automatic success rolls no dice; Willpower adds nothing")
     return record_resolution(
         session,
         access,
         kind=body.kind,
         request=request,
         character_id=character.id,
-        visibility=body.visibility,
+        visibility=visibility,
         follows=body.retry_of,
     )
 

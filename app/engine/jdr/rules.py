@@ -173,6 +173,8 @@ def _action(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
     """JDR-10..14: 2D6 + trait + talent + modifier, tiers, difficulty."""
     character = request["character"]
     sheet = _sheet(character)
+    if sheet.get("destroyed"):
+        raise _refuse("JDR-36", f"{character.get('name', 'the creature')} was destroyed for good")
     trait = request["trait"]
     if trait not in ("mental", "physique", "social"):
         raise InvalidInput(f"trait must be mental, physique or social, got {trait!r}")
@@ -530,8 +532,9 @@ def resolve_attack(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
     system = _system(request)
     attacker, target = request["attacker"], request["target"]
     attacker_sheet, target_sheet = _sheet(attacker), _sheet(target)
-    if target_sheet.get("destroyed"):
-        raise _refuse("JDR-36", "the target was destroyed for good")
+    for who, sheet in ((attacker, attacker_sheet), (target, target_sheet)):
+        if sheet.get("destroyed"):
+            raise _refuse("JDR-36", f"{who.get('name', 'the creature')} was destroyed for good")
     weapon = request["weapon"]
     scene = int(request["scene"])
     target_tags = set(target_sheet.get("tags", []))

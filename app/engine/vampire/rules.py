@@ -91,10 +91,14 @@ def _effect(character_id: str, field: str, before: Any, after: Any, rule: str) -
 
 def _difficulty(request: Mapping[str, Any]) -> tuple[int, int]:
     """VAM-11 and VAM-30: the base difficulty and the one rolled after retries."""
-    base = int(request.get("difficulty") or DEFAULT_DIFFICULTY)
+    retry = request.get("retry")
+    if retry:
+        # VAM-30: the penalty counts from the action's first attempt.
+        base = int(retry["chain"][0].get("difficulty") or DEFAULT_DIFFICULTY)
+    else:
+        base = int(request.get("difficulty") or DEFAULT_DIFFICULTY)
     if not 2 <= base <= 10:
         raise InvalidInput(f"VAM-11: difficulty is 2..10, got {base}", rule="VAM-11")
-    retry = request.get("retry")
     if not retry:
         return base, base
     failures = sum(1 for attempt in retry["chain"] if attempt["outcome"] in ("failure", "botch"))
