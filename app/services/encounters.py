@@ -173,6 +173,7 @@ def _initiative_request(
                     "name": c["name"],
                     "kind": c["kind"],
                     "physique": sheets[c["character_id"]]["traits"]["physique"],
+                    "wounds": sheets[c["character_id"]].get("wounds", []),
                     "surprise": c["surprise"],
                     "off_guard": c["off_guard"],
                 }

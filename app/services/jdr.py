@@ -242,6 +242,7 @@ def initiative_request(
                 "name": character.name,
                 "kind": character.kind,
                 "physique": character.sheet["traits"]["physique"],
+                "wounds": character.sheet.get("wounds", []),
                 "surprise": entry.surprise,
                 "off_guard": entry.off_guard,
             }

@@ -1463,3 +1463,20 @@ def test_JDR_20_once_per_scene_even_after_a_penance_in_the_scene() -> None:
 def test_JDR_28_once_per_scene_even_after_a_sacrifice_in_the_scene() -> None:
     refused(resolve_effleurement, effleurement_req(effleurement_scene=SCENE), "JDR-28")
     assert run(resolve_effleurement, effleurement_req(effleurement_scene=SCENE - 1)).effects
+
+
+@pytest.mark.parametrize("faces", list(product(range(1, 7), repeat=3)))
+def test_JDR_3_a_serious_wound_burdens_initiative_too(faces: tuple[int, ...]) -> None:
+    wounded = {
+        "id": "w",
+        "name": "Blessé",
+        "kind": "pc",
+        "physique": 2,
+        "wounds": [{"severity": "serious", "note": "", "cared": False}],
+    }
+    request = {"system": D, "session": 1, "scene": 1, "combatants": [wounded], "already_rolled": []}
+    dice = ReplayDice([{"sides": 6, "face": f} for f in faces])
+    (row,) = resolve_initiative(request, dice).result["order"]
+    dice.assert_consumed()
+    assert row["mode"] == "disadvantage"
+    assert row["total"] == sum(sorted(faces)[:2]) + 2

@@ -618,21 +618,24 @@ def resolve_initiative(request: Mapping[str, Any], dice: DiceSource) -> Resoluti
         )
     rows = []
     for combatant in combatants:
-        faces = [dice.roll(6), dice.roll(6)]
+        # JDR-3: a serious wound burdens every roll of its bearer, initiative included.
+        wounded = _uncared_serious_wound({"wounds": combatant.get("wounds", [])})
+        roll = roll_2d6(dice, False, wounded)
         surprise = 2 if combatant.get("surprise") else 0
-        rows.append(
-            {
-                "character_id": combatant["id"],
-                "name": combatant["name"],
-                "kind": combatant["kind"],
-                "dice": faces,
-                "physique": int(combatant["physique"]),
-                "surprise": surprise,
-                "total": sum(faces) + int(combatant["physique"]) + surprise,
-                "off_guard": bool(combatant.get("off_guard")),
-                "rolloff": [],
-            }
-        )
+        row = {
+            "character_id": combatant["id"],
+            "name": combatant["name"],
+            "kind": combatant["kind"],
+            "dice": roll["dice"],
+            "physique": int(combatant["physique"]),
+            "surprise": surprise,
+            "total": roll["kept_sum"] + int(combatant["physique"]) + surprise,
+            "off_guard": bool(combatant.get("off_guard")),
+            "rolloff": [],
+        }
+        if wounded:
+            row.update({"kept": roll["kept"], "mode": roll["mode"]})
+        rows.append(row)
     # JDR-31: who already rolled in this scene keeps their total (a newcomer joins them).
     for kept in request.get("carried", []):
         rows.append({**kept, "rolloff": list(kept.get("rolloff", [])), "carried": True})
