@@ -133,18 +133,24 @@ def after_action(conditions: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def after_turn(conditions: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """A lost turn is spent when the turn passes."""
+    """A lost turn is spent when that turn passes.
+
+    A panic struck during the combatant's own turn ends that turn and costs the next one:
+    its condition is armed when the turn it happened in ends, spent when the next ends.
+    """
     kept = []
     for condition in conditions:
         skips = int(condition.get("skip_turns", 0))
-        if skips > 1:
+        if skips and not condition.get("armed", True):
+            kept.append({**condition, "armed": True})
+        elif skips > 1:
             kept.append({**condition, "skip_turns": skips - 1})
         elif skips == 0:
             kept.append(dict(condition))
     return kept
 
 
-def panic_condition(code: str) -> dict[str, Any] | None:
+def panic_condition(code: str, *, during_own_turn: bool = False) -> dict[str, Any] | None:
     """The binding a FAB-44 result puts on a combatant, if any."""
     rule = PANIC_CONDITIONS.get(code)
     if rule is None:
@@ -152,7 +158,24 @@ def panic_condition(code: str) -> dict[str, Any] | None:
     condition: dict[str, Any] = {"code": code, "rule": rule["rule"]}
     if "skip_turns" in rule:
         condition["skip_turns"] = rule["skip_turns"]
+        condition["armed"] = not during_own_turn
     return condition
+
+
+def standing_key(family: str, combatant: Mapping[str, Any], position: int) -> tuple[Any, ...]:
+    """The order combatants act in from the second round on, newcomers included.
+
+    JDR: the scene's totals without the first round's surprise (JDR-31/31a), PCs first on a
+    tie. Fabulae: ascending cards, the first deck first (FAB-61). Vampire: highest total,
+    then the higher Dextérité + Astuce (the classic rule). Ties keep the first round's order.
+    """
+    initiative = combatant.get("initiative") or {}
+    if family == "fabulae":
+        return (initiative.get("card", 99), initiative.get("deck", 99), position)
+    if family == "vampire":
+        return (-int(initiative.get("total", 0)), -int(initiative.get("traits", 0)), position)
+    total = int(initiative.get("total", 0)) - int(initiative.get("surprise", 0))
+    return (-total, combatant.get("kind") != "pc", position)
 
 
 def habilete_malus(conditions: list[Mapping[str, Any]]) -> int:

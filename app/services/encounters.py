@@ -179,9 +179,12 @@ def _initiative_request(
                 }
                 for c in rolling
             ],
-            # JDR-31: initiative is rolled once per scene; earlier totals carry over.
+            # JDR-31: initiative is rolled once per scene; earlier totals carry over, and
+            # this encounter's own surprise and off guard apply to its first round.
             "carried": [
-                earlier[c["character_id"]] for c in combatants if c["character_id"] in earlier
+                _carried(earlier[c["character_id"]], c)
+                for c in combatants
+                if c["character_id"] in earlier
             ],
             "already_rolled": [],
         }
@@ -211,6 +214,17 @@ def _initiative_request(
             }
             for c in combatants
         ]
+    }
+
+
+def _carried(row: dict[str, Any], combatant: dict[str, Any]) -> dict[str, Any]:
+    surprise = 2 if combatant["surprise"] else 0
+    base = int(row["total"]) - int(row.get("surprise", 0))
+    return {
+        **row,
+        "total": base + surprise,
+        "surprise": surprise,
+        "off_guard": combatant["off_guard"],
     }
 
 
@@ -260,7 +274,6 @@ def start(session: Session, access: CampaignAccess, encounter: Encounter) -> Sea
     ordered = [{**by_id[cid], "initiative": rows[cid]} for cid in rows]
     rest = [c for c in encounter.combatants if c["character_id"] not in rows]
     encounter.combatants = ordered + rest
-    encounter.deck = {**encounter.deck, "later_rounds": entry.result.get("later_rounds")}
     encounter.status, encounter.round, encounter.turn = "active", 1, 0
     _save(session, encounter)
     return entry
@@ -281,7 +294,13 @@ def join(
     if present.get(str(character.id), {}).get("active"):
         raise Conflict(f"{character.name} is already in this encounter")
     newcomer = _combatant(character, data)
-    combatants = [c for c in encounter.combatants if c["character_id"] != str(character.id)]
+    combatants = []
+    for index, combatant in enumerate(encounter.combatants):
+        if combatant["character_id"] == str(character.id):
+            if index < encounter.turn:
+                encounter.turn -= 1  # the rows after it move up; the turn stays with its owner
+            continue
+        combatants.append(combatant)
     if encounter.status == "active":
         entry = _roll_initiative(session, access, encounter, [newcomer])
         newcomer["initiative"] = entry.result["order"][0] if entry.result["order"] else None
@@ -357,9 +376,15 @@ def next_turn(session: Session, access: CampaignAccess, encounter: Encounter) ->
             turn, new_round = 0, new_round + 1
             for combatant in combatants:
                 combatant["spent"] = {}
-            if new_round == 2 and encounter.deck.get("later_rounds"):
-                # JDR-31a: surprise and off guard count in the first round only.
-                combatants = _reorder(combatants, encounter.deck["later_rounds"])
+            # From round 2 the standing order holds: newcomers sorted in, JDR-31a's
+            # first-round surprise and off guard lifted.
+            family = _family(access)
+            combatants = [
+                c
+                for _, c in sorted(
+                    enumerate(combatants), key=lambda p: rules.standing_key(family, p[1], p[0])
+                )
+            ]
         if combatants[turn]["active"]:
             break
     else:
@@ -374,11 +399,6 @@ def next_turn(session: Session, access: CampaignAccess, encounter: Encounter) ->
         turn=turn,
         character_id=combatants[turn]["character_id"],
     )
-
-
-def _reorder(combatants: list[dict[str, Any]], order: list[str]) -> list[dict[str, Any]]:
-    rank = {cid: index for index, cid in enumerate(order)}
-    return sorted(combatants, key=lambda c: rank.get(c["character_id"], len(rank)))
 
 
 def end(session: Session, access: CampaignAccess, encounter: Encounter) -> None:
@@ -509,6 +529,7 @@ def _prepare(
         and body.kind == "jdr.action"
         and encounter.round == 1
         and actor.get("off_guard")
+        and actor.get("kind") == "pc"
     ):
         body.no_talent_bonus = True  # JDR-31a
 
@@ -526,8 +547,10 @@ def _after(
     for panic in [entry, *entry.triggered]:
         if panic.kind != "fabulae.panic":
             continue
-        condition = rules.panic_condition(str(panic.result.get("code")))
         who = panic.data.get("character_id")
+        condition = rules.panic_condition(
+            str(panic.result.get("code")), during_own_turn=who == actor["character_id"]
+        )
         if condition is None or who is None:
             continue
         for combatant in combatants:

@@ -77,8 +77,12 @@ def _panicked(result: dict[str, Any]) -> list[str]:
     """Which sides of a roll rolled a 1 on a stress die (FAB-42)."""
     if "active" in result:
         return [side for side in ("active", "passive") if result[side]["outcome"] == "panic"]
-    if result.get("panic") is True and "attacks" in result:
-        return ["self"]  # the attacker panicked mid-attack
+    if "attacks" in result:
+        sides = ["self"] if result.get("panic") is True else []  # the attacker panicked
+        defended = [a["roll"]["passive"] for a in result["attacks"] if "roll" in a]
+        if any(side.get("outcome") == "panic" for side in defended):
+            sides.append("target")  # a 1 on the defender's stress dice (FAB-42)
+        return sides
     return ["self"] if result.get("outcome") == "panic" else []
 
 
@@ -329,7 +333,8 @@ def attack(session: Session, access: CampaignAccess, body: FabulaeAttackCreate) 
         ),
     }
     entry = _record(session, access, body.kind, request, attacker, body.visibility)
-    return _after_roll(session, access, entry, {"self": attacker}, body.visibility)
+    sides = {"self": attacker, "target": target}
+    return _after_roll(session, access, entry, sides, body.visibility)
 
 
 @roll_handler("fabulae.grapple")
