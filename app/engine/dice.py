@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Iterator, Sequence
-from typing import Protocol, TypedDict
+from typing import Any, Protocol, TypedDict
 
 from app.engine.errors import DiceError
 
@@ -147,3 +147,21 @@ def rederive_faces(
     """The faces the stream gives for these dice, in order (used to re-derive closed epochs)."""
     stream = HmacDiceStream(server_seed, campaign_id, epoch, client_seed, nonce)
     return [stream.roll(s) for s in sides]
+
+
+def roll_off(tied: list[dict[str, Any]], dice: DiceSource, sides: int) -> list[dict[str, Any]]:
+    """Break a tie: each rolls one die, higher first; those still tied roll again.
+
+    Every face is appended to the row's `rolloff`, so the order can be replayed.
+    """
+    if len(tied) == 1:
+        return tied
+    faces = {}
+    for row in tied:
+        face = dice.roll(sides)
+        row["rolloff"].append(face)
+        faces[row["character_id"]] = face
+    ordered: list[dict[str, Any]] = []
+    for face in sorted(set(faces.values()), reverse=True):
+        ordered.extend(roll_off([r for r in tied if faces[r["character_id"]] == face], dice, sides))
+    return ordered

@@ -7,6 +7,7 @@ Given the same request and the same dice it returns the same resolution.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,6 +60,25 @@ STRUCTURAL_KINDS = frozenset(
         "encounter.ended",
     }
 )
+
+
+def effect(character_id: str, field: str, before: Any, after: Any, rule: str) -> Effect:
+    """A change a rule makes to a sheet: the field, what it held, what it holds, and why."""
+    return {
+        "character_id": character_id,
+        "field": field,
+        "before": copy.deepcopy(before),
+        "after": copy.deepcopy(after),
+        "rule": rule,
+    }
+
+
+def register_all(rolls: Mapping[str, Resolver], events: Mapping[str, Resolver]) -> None:
+    """Register a ruleset's roll kinds (they draw dice or answer a roll) and its events."""
+    for kind, resolver in rolls.items():
+        register(kind, resolver, is_roll=True)
+    for kind, resolver in events.items():
+        register(kind, resolver, is_roll=False)
 
 
 def register(kind: str, resolve: Resolver, *, is_roll: bool) -> None:

@@ -102,12 +102,18 @@ class FabulaeStateChoiceCreate(FollowUpBase):
         description="FAB-32: the state to check, or a track (its next box, Broken when full); "
         "omit it to accept the next box of a damage track (FAB-68)",
     )
+    character_id: uuid.UUID | None = Field(
+        default=None, description="whose state: needed when a power threatens several targets"
+    )
 
 
 class FabulaeAbsorbCreate(FollowUpBase):
     """FAB-34: spend 1 Destiny to cancel the state about to be checked."""
 
     kind: Literal["fabulae.absorb"]
+    character_id: uuid.UUID | None = Field(
+        default=None, description="whose state: needed when a power threatens several targets"
+    )
 
 
 class FabulaeStressCreate(RollBase):

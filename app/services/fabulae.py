@@ -74,16 +74,35 @@ def _roll_inputs(body: Any) -> dict[str, Any]:
 
 
 def _panicked(result: dict[str, Any]) -> list[str]:
-    """Which sides of a roll rolled a 1 on a stress die (FAB-42)."""
-    if "active" in result:
-        return [side for side in ("active", "passive") if result[side]["outcome"] == "panic"]
-    if "attacks" in result:
-        sides = ["self"] if result.get("panic") is True else []  # the attacker panicked
-        defended = [a["roll"]["passive"] for a in result["attacks"] if "roll" in a]
-        if any(side.get("outcome") == "panic" for side in defended):
-            sides.append("target")  # a 1 on the defender's stress dice (FAB-42)
-        return sides
-    return ["self"] if result.get("outcome") == "panic" else []
+    """Who rolled a 1 on a stress die in any roll of this result (FAB-42).
+
+    "self" is the acting character, "target" the one acted on (the passive side of an
+    opposed roll), or a character id for a power's target whose save panicked.
+    """
+    who: list[str] = []
+
+    def mark(name: str) -> None:
+        if name not in who:
+            who.append(name)
+
+    if result.get("outcome") == "panic" or result.get("panic") is True:
+        mark("self")
+    for side, name in (("active", "self"), ("passive", "target")):
+        if isinstance(result.get(side), dict) and result[side].get("outcome") == "panic":
+            mark(name)
+    rolls = [a["roll"] for a in result.get("attacks", []) if "roll" in a]
+    if isinstance(result.get("roll"), dict):
+        rolls.append(result["roll"])
+    for roll in rolls:
+        if roll.get("outcome") == "panic" and "active" not in roll:
+            mark("self")
+        for side, name in (("active", "self"), ("passive", "target")):
+            if isinstance(roll.get(side), dict) and roll[side].get("outcome") == "panic":
+                mark(name)
+    for target_id, hit in result.get("targets", {}).items():
+        if isinstance(hit.get("save"), dict) and hit["save"].get("outcome") == "panic":
+            mark(target_id)
+    return who
 
 
 def _after_roll(
@@ -95,7 +114,9 @@ def _after_roll(
 ) -> SealedEntry:
     """FAB-42: a stress 1 sets off the panic roll, as its own entry; FAB-14 is recorded."""
     for side in _panicked(entry.result):
-        character = characters[side]
+        character = characters.get(side)
+        if character is None:
+            continue
         entry.triggered.append(
             _record(
                 session,
@@ -110,7 +131,7 @@ def _after_roll(
     outcome = entry.result.get("outcome")
     side = entry.result.get("active", entry.result)
     if outcome == "impossible":
-        pool = side["pool"]["pool"]
+        pool = (side.get("pool") or entry.result["pool"])["pool"]
         raise RecordedRefusal(
             f"FAB-14: the pool is {pool} dice after every modifier, so the action is "
             f"impossible; no dice were drawn and the attempt is recorded as seq {entry.seq}",
@@ -145,7 +166,7 @@ def opposed(session: Session, access: CampaignAccess, body: FabulaeOpposedCreate
         "passive": {"character": snapshot(passive), "roll": _roll_inputs(body.passive)},
     }
     entry = _record(session, access, body.kind, request, active, body.visibility)
-    sides = {"active": active, "passive": passive}
+    sides = {"self": active, "target": passive}
     return _after_roll(session, access, entry, sides, body.visibility)
 
 
@@ -171,20 +192,52 @@ def push(session: Session, access: CampaignAccess, body: FabulaePushCreate) -> S
     }
     visibility = body.visibility or action["visibility"]
     entry = _record(session, access, body.kind, request, character, visibility, body.follows)
-    sides = {"self": character, "active": character}
+    sides = {"self": character}
     if entry.result.get("active", entry.result).get("outcome") == "panic":
         return _after_roll(session, access, entry, sides, visibility)
     return entry
 
 
+def _threatened(threat: dict[str, Any], named: uuid.UUID | None) -> tuple[str, list[Any]]:
+    """Whose states an entry threatens, and those threats (FAB-32, FAB-68, FAB-102)."""
+    result = threat["result"]
+    if threat["kind"] == "fabulae.power":
+        pending = {
+            target: hit["pending_states"]
+            for target, hit in result.get("targets", {}).items()
+            if hit.get("pending_states")
+        }
+        if named is None and len(pending) != 1:
+            raise Unprocessable("this power threatens several targets: name character_id")
+        owner = str(named) if named is not None else next(iter(pending))
+        return owner, pending.get(owner, [])
+    if threat["kind"] in ("fabulae.attack", "fabulae.strangle"):
+        owner = str(threat["request"]["target"]["id"])  # the damage lands on the target
+    else:
+        owner = str(threat["character_id"])
+    if named is not None and str(named) != owner:
+        raise Unprocessable(f"entry {threat['seq']} threatens character {owner}, not {named}")
+    return owner, list(result.get("pending_states", []))
+
+
 def _settle(
     session: Session, access: CampaignAccess, body: Any, extra: dict[str, Any]
 ) -> SealedEntry:
-    threat, character = _followed(session, access, body.follows)
+    """A state about to be checked, accepted or absorbed by whoever it threatens (FAB-34)."""
+    threat = load_entry(session, access, body.follows)
+    owner, pending = _threatened(threat, body.character_id)
+    character = controlled_character(session, access, uuid.UUID(owner))
+    settled = [
+        f for f in load_follow_ups(session, access, body.follows) if f["character_id"] == owner
+    ]
     request = {
         "character": snapshot(character),
-        "threat": {key: threat[key] for key in ("seq", "kind", "result")},
-        "settled": load_follow_ups(session, access, body.follows),
+        "threat": {
+            "seq": threat["seq"],
+            "kind": threat["kind"],
+            "result": {"pending_states": pending},
+        },
+        "settled": settled,
         **extra,
     }
     visibility = body.visibility or threat["visibility"]
@@ -346,7 +399,9 @@ def grapple(session: Session, access: CampaignAccess, body: FabulaeGrappleCreate
         "defense": body.defense,
         "modifiers": [m.model_dump() for m in body.modifiers],
     }
-    return _record(session, access, body.kind, request, attacker, body.visibility)
+    entry = _record(session, access, body.kind, request, attacker, body.visibility)
+    sides = {"self": attacker, "target": target}
+    return _after_roll(session, access, entry, sides, body.visibility)
 
 
 @roll_handler("fabulae.break_free")
@@ -359,7 +414,8 @@ def break_free(
         raise Unprocessable(f"{victim.name} is not held by anyone (FAB-63)")
     holder = get_campaign_character(session, access, uuid.UUID(holder_id))
     request = {"character": snapshot(victim), "holder": snapshot(holder)}
-    return _record(session, access, body.kind, request, victim, body.visibility)
+    entry = _record(session, access, body.kind, request, victim, body.visibility)
+    return _after_roll(session, access, entry, {"self": victim, "target": holder}, body.visibility)
 
 
 @roll_handler("fabulae.strangle")
@@ -415,7 +471,8 @@ def danger(session: Session, access: CampaignAccess, body: FabulaeDangerCreate) 
             include={"danger", "intensity", "round", "damage", "medium_range", "phase", "states"},
         ),
     }
-    return _record(session, access, body.kind, request, character, body.visibility)
+    entry = _record(session, access, body.kind, request, character, body.visibility)
+    return _after_roll(session, access, entry, {"self": character}, body.visibility)
 
 
 @roll_handler("fabulae.power")
@@ -449,7 +506,10 @@ def power(session: Session, access: CampaignAccess, body: FabulaePowerCreate) ->
                     follows=entry.seq,
                 )
             )
-    return _after_roll(session, access, entry, {"self": caster}, body.visibility)
+    sides = {"self": caster, **{str(t.id): t for t in targets}}
+    if len(targets) == 1:
+        sides["target"] = targets[0]
+    return _after_roll(session, access, entry, sides, body.visibility)
 
 
 @roll_handler("fabulae.repair")

@@ -104,7 +104,10 @@ def load_follow_ups(session: Session, access: CampaignAccess, seq: int) -> list[
         .where(col(LogEntry.campaign_id) == access.campaign.id, col(LogEntry.follows) == seq)
         .order_by(col(LogEntry.seq))
     ).all()
-    return [{"seq": row.seq, "kind": row.kind, "result": row.result} for row in rows]
+    return [
+        {"seq": row.seq, "kind": row.kind, "character_id": row.character_id, "result": row.result}
+        for row in rows
+    ]
 
 
 def create_roll(session: Session, access: CampaignAccess, body: Any) -> SealedEntry:

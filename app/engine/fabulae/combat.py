@@ -15,19 +15,20 @@ from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput
 from app.engine.fabulae.rules import (
     _action_roll,
-    _effect,
     _opposition,
     _pending,
     _refuse,
     _sheet,
     _system,
     has_talent,
+    pool_of,
     read_dice,
     stress_gain,
     track_of,
 )
 from app.engine.fabulae.tables import ARMORS, STATE_LABELS, WEAPONS
-from app.engine.kinds import Effect, Resolution, register
+from app.engine.kinds import Effect, Resolution, register, register_all
+from app.engine.kinds import effect as _effect
 
 # FAB-62 and FAB-64: situation factors, in dice.
 MELEE_FACTORS: Final[dict[str, int]] = {
@@ -246,6 +247,14 @@ def resolve_state_choice(request: Mapping[str, Any], dice: DiceSource) -> Resolu
             raise InvalidInput(f"{STATE_LABELS[state]} is already checked; choose another")
         body.sheet["states"] = [*body.sheet.get("states", []), state]
         landed: dict[str, Any] = {"state": state, "label": STATE_LABELS[state]}
+    elif threat.get("state") is not None:
+        # A power names the state (FAB-102 blast: Meurtri); already checked, the track's next.
+        named = str(threat["state"])
+        if named not in body.sheet.get("states", []):
+            body.sheet["states"] = [*body.sheet.get("states", []), named]
+            landed = {"state": named, "label": STATE_LABELS[named]}
+        else:
+            landed = land_state(body, "physical", dice, threat.get("sequela", {}))
     else:
         track = str(threat["track"])
         free = [b for b in track_of(body.sheet, track) if b not in body.sheet.get("states", [])]
@@ -338,6 +347,12 @@ def resolve_attack(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
             raise _refuse("FAB-51", f"{who['name']} is dead")
     inputs = _attack_inputs(request)
     weapon, carried = inputs["weapon"], inputs["carried"]
+    # Every check before the first die (pool_of refuses a bad talent or factor), and an
+    # impossible attack (FAB-14) spends nothing: no ammunition, no stress.
+    pool = pool_of(attacker, inputs["roll"], int(request["session"]))
+    if pool["pool"] <= 0:
+        impossible = {"pool": pool, "outcome": "impossible", "dice": [], "stress_dice": []}
+        return Resolution({"mode": request["mode"], "weapon": weapon.id, **impossible})
     defense = request.get("defense", "none")
     if defense not in ("none", "parry", "dodge"):
         raise InvalidInput("defense must be none, parry or dodge")
@@ -354,7 +369,7 @@ def resolve_attack(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
     rule_effects: list[Effect] = []
     if not 1 <= burst <= 3:
         raise InvalidInput("FAB-65: a burst is 1 to 3 attacks")
-    if burst > 1 and not weapon.burst:
+    if (burst > 1 or request.get("burst_fire")) and not weapon.burst:
         raise InvalidInput(f"FAB-65: the {weapon.id} cannot fire in bursts")
     if inputs["ranged"]:
         assert carried is not None
@@ -365,6 +380,7 @@ def resolve_attack(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
             die = AMMO_DIE[burst]
             spent = min(ammo_before, dice.roll(die))  # FAB-65: ammunition spent is rolled
             result["ammo"] = {"die": die, "spent": spent, "left": ammo_before - spent}
+            burst = min(burst, spent)  # no more shots than rounds
             if not has_talent(shooter.sheet, "burst_master"):
                 shooter.sheet["stress"] = int(shooter.sheet["stress"]) + 1  # FAB-65
                 result["stress_gained"] = 1
@@ -486,14 +502,16 @@ def resolve_grapple(request: Mapping[str, Any], dice: DiceSource) -> Resolution:
         "in_combat": True,
         "modifiers": list(request.get("modifiers", [])),
     }
-    side, _ = _action_roll(attacker, roll, int(request["session"]), dice)
     defense = request.get("defense", "none")
+    if defense not in ("none", *DEFENSE_ROLLS):
+        raise InvalidInput("defense must be none, parry or dodge")
+    side, _ = _action_roll(attacker, roll, int(request["session"]), dice)
+    if side["outcome"] == "impossible":
+        return Resolution({"roll": {"active": side}, "outcome": "impossible", "pool": side["pool"]})
     if defense == "none":
         passive: dict[str, Any] = {"outcome": "failure", "sixes": 0}
-    elif defense in DEFENSE_ROLLS:
-        passive, _ = _action_roll(target, DEFENSE_ROLLS[defense], int(request["session"]), dice)
     else:
-        raise InvalidInput("defense must be none, parry or dodge")
+        passive, _ = _action_roll(target, DEFENSE_ROLLS[defense], int(request["session"]), dice)
     opposed = _opposition(side, passive)
     victim = Body(target)
     if opposed["outcome"] == "success":
@@ -511,6 +529,8 @@ def resolve_break_free(request: Mapping[str, Any], dice: DiceSource) -> Resoluti
         raise _refuse("FAB-63", f"{victim['name']} is not held by {holder['name']}")
     roll = {"attribute": "physique", "skill": "combat", "in_combat": True}
     side, _ = _action_roll(victim, roll, int(request["session"]), dice)
+    if side["outcome"] == "impossible":
+        return Resolution({"roll": {"active": side}, "outcome": "impossible", "pool": side["pool"]})
     hold, _ = _action_roll(holder, roll, int(request["session"]), dice)
     opposed = _opposition(side, hold)
     body = Body(victim)
@@ -580,6 +600,8 @@ def resolve_death_test(request: Mapping[str, Any], dice: DiceSource) -> Resoluti
     modifiers = [{"source": "iron_will", "dice": 2}] if has_talent(body.sheet, "iron_will") else []
     roll = {"attribute": "physique", "skill": "resistance", "modifiers": modifiers}
     result, _ = _action_roll(character, roll, int(request["session"]), dice)
+    if result["outcome"] == "impossible":
+        return Resolution({**result, "sequela": sequela["code"]})  # FAB-14: recorded, refused
     survived = result["outcome"] == "success"
     if not survived:
         body.sheet["dead"] = True
@@ -744,6 +766,8 @@ def resolve_second_wind(request: Mapping[str, Any], dice: DiceSource) -> Resolut
     if body.sheet.get("second_wind_session") == request["session"]:
         raise _refuse("FAB-90", "second_wind was already used this session")
     result, _ = _action_roll(character, SAVE, int(request["session"]), dice)
+    if result["outcome"] == "impossible":
+        return Resolution(result)  # FAB-14: recorded, refused, the session's use kept
     body.sheet["second_wind_session"] = int(request["session"])
     if result["outcome"] == "success":
         physical = [
@@ -848,10 +872,7 @@ EVENT_KINDS: Final[dict[str, Any]] = {
     "fabulae.end_effect": resolve_end_effect,
 }
 
-for _kind, _resolver in ROLL_KINDS.items():
-    register(_kind, _resolver, is_roll=True)
-for _kind, _resolver in EVENT_KINDS.items():
-    register(_kind, _resolver, is_roll=False)
+register_all(ROLL_KINDS, EVENT_KINDS)
 
 
 # --- initiative (FAB-61) ----------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any, Final
 from app.engine.clock import RECHARGES
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput
-from app.engine.fabulae.combat import Body, _protect, threats
+from app.engine.fabulae.combat import Body, _protect, land_state, threats
 from app.engine.fabulae.rules import _action_roll, _opposition, _refuse, _sheet, _system
 from app.engine.fabulae.tables import POWERS
 from app.engine.kinds import Effect, Resolution, register
@@ -163,9 +163,21 @@ def _apply(
                     dice,
                 )
                 outcome = {"save": save, **hurt(body, 2)}
-                if save["outcome"] != "success" and "meurtri" not in body.sheet.get("states", []):
-                    body.sheet["states"] = [*body.sheet.get("states", []), "meurtri"]
+                if save["outcome"] != "success":
+                    # Meurtri is a state about to be checked: absorbable like any (FAB-34).
                     outcome["meurtri"] = True
+                    now = settle == "now" or (
+                        settle == "auto" and body.character.get("kind") != "pc"
+                    )
+                    threat = {"rule": "FAB-102", "state": "meurtri", "sequela": dict(context)}
+                    if now:
+                        if "meurtri" not in body.sheet.get("states", []):
+                            body.sheet["states"] = [*body.sheet.get("states", []), "meurtri"]
+                        else:
+                            land_state(body, "physical", dice, context)
+                    else:
+                        pending = outcome.setdefault("pending_states", [])
+                        pending.append(threat)
                 hits[target_id] = outcome
             elif power == "hazard_zone":
                 hits[target_id] = hurt(body, 2, armor=False)  # 2 net damage

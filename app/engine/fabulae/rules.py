@@ -8,7 +8,6 @@ the rule when a rule forbids the action, and otherwise returns the result and ef
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -24,7 +23,8 @@ from app.engine.fabulae.tables import (
     STATE_MALUS,
     allowed_attributes,
 )
-from app.engine.kinds import Effect, Resolution, register
+from app.engine.kinds import Effect, Resolution, register_all
+from app.engine.kinds import effect as _effect
 
 SYSTEM: Final = "fabulae-tenebris"
 OUTCOME_LABELS: Final[dict[str, str]] = {
@@ -79,16 +79,6 @@ PANIC_TABLE: Final[dict[int, tuple[str, str, str]]] = {
 
 def _refuse(rule: str, detail: str) -> RuleRefusal:
     return RuleRefusal(f"{rule}: {detail}", rule=rule)
-
-
-def _effect(character_id: str, field: str, before: Any, after: Any, rule: str) -> Effect:
-    return {
-        "character_id": character_id,
-        "field": field,
-        "before": copy.deepcopy(before),
-        "after": copy.deepcopy(after),
-        "rule": rule,
-    }
 
 
 def _system(request: Mapping[str, Any]) -> None:
@@ -774,7 +764,4 @@ EVENT_KINDS: Final[dict[str, Any]] = {
     "fabulae.destiny_award": resolve_destiny_award,
 }
 
-for _kind, _resolver in ROLL_KINDS.items():
-    register(_kind, _resolver, is_roll=True)
-for _kind, _resolver in EVENT_KINDS.items():
-    register(_kind, _resolver, is_roll=False)
+register_all(ROLL_KINDS, EVENT_KINDS)

@@ -9,14 +9,14 @@ draws gives the same resolution.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from app.engine.clock import RECHARGES
-from app.engine.dice import DiceSource
+from app.engine.dice import DiceSource, roll_off
 from app.engine.errors import InvalidInput, RuleRefusal
-from app.engine.kinds import Effect, Resolution, register
+from app.engine.kinds import Effect, Resolution, register_all
+from app.engine.kinds import effect as _effect
 from app.engine.notation import kept_flags
 
 DRACULA: Final = "jdr-express-dracula"
@@ -78,16 +78,6 @@ def roll_2d6(dice: DiceSource, advantage: bool, disadvantage: bool) -> dict[str,
 
 def _refuse(rule: str, detail: str) -> RuleRefusal:
     return RuleRefusal(f"{rule}: {detail}", rule=rule)
-
-
-def _effect(character_id: str, field: str, before: Any, after: Any, rule: str) -> Effect:
-    return {
-        "character_id": character_id,
-        "field": field,
-        "before": copy.deepcopy(before),
-        "after": copy.deepcopy(after),
-        "rule": rule,
-    }
 
 
 def _system(request: Mapping[str, Any], *, only: str | None = None, rule: str = "") -> str:
@@ -683,18 +673,7 @@ def _break_tie(
 
 
 def _roll_off(tied: list[dict[str, Any]], dice: DiceSource) -> list[dict[str, Any]]:
-    """1D6 each, higher first; those still tied roll again (every die recorded)."""
-    if len(tied) == 1:
-        return tied
-    faces = {}
-    for row in tied:
-        face = dice.roll(6)
-        row["rolloff"].append(face)
-        faces[row["character_id"]] = face
-    ordered: list[dict[str, Any]] = []
-    for face in sorted(set(faces.values()), reverse=True):
-        ordered.extend(_roll_off([r for r in tied if faces[r["character_id"]] == face], dice))
-    return ordered
+    return roll_off(tied, dice, 6)
 
 
 # --- Mythos (JDR-40..43) -----------------------------------------------------------------
@@ -859,8 +838,5 @@ EVENT_KINDS: Final[dict[str, Any]] = {
     "jdr.medical_care": resolve_medical_care,
 }
 
-for _kind, _resolver in ROLL_KINDS.items():
-    register(_kind, _resolver, is_roll=True)
-for _kind, _resolver in EVENT_KINDS.items():
-    register(_kind, _resolver, is_roll=False)
+register_all(ROLL_KINDS, EVENT_KINDS)
 RECHARGES["jdr"] = recharges

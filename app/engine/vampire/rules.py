@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from app.engine.dice import DiceSource
+from app.engine.dice import DiceSource, roll_off
 from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.kinds import Effect, Resolution, register
+from app.engine.kinds import effect as _effect
 
 SYSTEM: Final = "vampire"
 DEFAULT_DIFFICULTY: Final = 6
@@ -76,16 +76,6 @@ def read_roll(
         "outcome": outcome,
         "quality": quality,
         "label": label,
-    }
-
-
-def _effect(character_id: str, field: str, before: Any, after: Any, rule: str) -> Effect:
-    return {
-        "character_id": character_id,
-        "field": field,
-        "before": copy.deepcopy(before),
-        "after": copy.deepcopy(after),
-        "rule": rule,
     }
 
 
@@ -245,17 +235,7 @@ def resolve_initiative(request: Mapping[str, Any], dice: DiceSource) -> Resoluti
 
 
 def _roll_off(tied: list[dict[str, Any]], dice: DiceSource) -> list[dict[str, Any]]:
-    if len(tied) == 1:
-        return tied
-    faces = {}
-    for row in tied:
-        face = dice.roll(10)
-        row["rolloff"].append(face)
-        faces[row["character_id"]] = face
-    ordered: list[dict[str, Any]] = []
-    for face in sorted(set(faces.values()), reverse=True):
-        ordered.extend(_roll_off([r for r in tied if faces[r["character_id"]] == face], dice))
-    return ordered
+    return roll_off(tied, dice, 10)
 
 
 register("vampire.initiative", resolve_initiative, is_roll=True)
