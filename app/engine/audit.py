@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -168,7 +168,7 @@ def _is_int(value: Any) -> bool:
     return type(value) is int
 
 
-def _revealed_seeds(entries: Sequence[Mapping[str, Any]]) -> dict[int, bytes]:
+def revealed_seeds(entries: Iterable[Mapping[str, Any]]) -> dict[int, bytes]:
     """Seeds published by epoch_closed entries that match their epoch's first commitment.
 
     Read ahead so draws can be re-derived before the reveal is reached; whether each
@@ -197,15 +197,19 @@ def verify_log(
     *,
     campaign_id: str | None = None,
     head: tuple[int, str] | None = None,
+    seeds: Mapping[int, bytes] | None = None,
 ) -> Report:
     """FAIR-14: check the chain, the epochs, re-derive closed epochs' draws, replay every roll.
 
     `head` is the (seq, hash) the log must end on; without it a log cut after a whole entry
-    cannot be told from a complete one.
+    cannot be told from a complete one. `seeds` is `revealed_seeds` of the log's epoch
+    entries, when the caller can read them ahead: `entries` is then streamed, not held.
     """
-    ordered = list(entries)
+    ordered: Iterable[Mapping[str, Any]] = entries
+    if seeds is None:
+        ordered = list(entries)
+        seeds = revealed_seeds(ordered)
     report = Report()
-    seeds = _revealed_seeds(ordered)
     epochs: dict[int, _Epoch] = {}
     prev_hash = GENESIS_HASH
     expected_seq = 1
@@ -239,7 +243,7 @@ def _check_entry(
     expected_seq: int,
     prev_hash: str,
     epochs: dict[int, _Epoch],
-    seeds: dict[int, bytes],
+    seeds: Mapping[int, bytes],
     report: Report,
     campaign_id: str | None,
 ) -> None:

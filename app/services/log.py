@@ -11,18 +11,18 @@ import json
 import logging
 import secrets
 import uuid
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from sqlalchemy import Text, bindparam, cast, insert, update
+from sqlalchemy import ColumnElement, Text, bindparam, cast, insert, literal_column, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from app.core.problems import Conflict, NotFound
 from app.engine import catalog
-from app.engine.audit import Report, redact, seal, verify_log
+from app.engine.audit import Report, redact, revealed_seeds, seal, verify_log
 from app.engine.dice import HmacDiceStream, commitment
 from app.engine.errors import EngineError
 from app.models import Campaign, Character, LogEntry, SeedEpoch
@@ -429,7 +429,7 @@ def get_roll(session: Session, access: CampaignAccess, seq: int) -> LogEntry:
     return entry
 
 
-_JSON_FIELDS = frozenset({"request", "draws", "result", "effects"})
+_JSON_FIELDS = ("request", "draws", "result", "effects")
 _ENTRY_NAMES = (
     "seq",
     "epoch",
@@ -447,29 +447,37 @@ _ENTRY_NAMES = (
     "content_hash",
     "hash",
 )
-_ENTRY_COLUMNS = [
-    # JSON read as text and decoded here: several times faster than the driver's
-    # per-column JSONB decoding, which dominates reading a long log.
-    cast(_log_table.c[name], Text).label(name) if name in _JSON_FIELDS else _log_table.c[name]
-    for name in _ENTRY_NAMES
-]
+_SCALAR_NAMES = tuple(name for name in _ENTRY_NAMES if name not in _JSON_FIELDS)
+_SCALAR_COLUMNS = [_log_table.c[name] for name in _SCALAR_NAMES]
 
 
-def iter_entries(session: Session, campaign: Campaign) -> Iterator[SealedEntry]:
-    """Every entry in seq order as plain rows (no ORM objects), read in pages."""
+# The four JSON fields joined into one JSON array text by the database and decoded by a
+# single json.loads: several times faster than the driver's per-column decoding.
+def _text(sql: str) -> ColumnElement[str]:
+    return literal_column(f"'{sql}'", Text)
+
+
+_JSON_ARRAY = _text("[") + cast(_log_table.c.request, Text)
+for _name in _JSON_FIELDS[1:]:
+    _JSON_ARRAY = _JSON_ARRAY + _text(",") + cast(_log_table.c[_name], Text)
+_JSON_ARRAY = _JSON_ARRAY + _text("]")
+
+
+def iter_entries(
+    session: Session, campaign: Campaign, kinds: Collection[str] = ()
+) -> Iterator[SealedEntry]:
+    """Every entry (or those of `kinds`) in seq order as plain rows, read in pages."""
     cursor = 0
     while True:
-        rows = session.execute(
-            select(*_ENTRY_COLUMNS)
-            .where(_log_table.c.campaign_id == campaign.id, _log_table.c.seq > cursor)
-            .order_by(_log_table.c.seq)
-            .limit(2000)
-        ).all()
+        query = select(*_SCALAR_COLUMNS, _JSON_ARRAY).where(
+            _log_table.c.campaign_id == campaign.id, _log_table.c.seq > cursor
+        )
+        if kinds:
+            query = query.where(_log_table.c.kind.in_(kinds))
+        rows = session.execute(query.order_by(_log_table.c.seq).limit(2000)).all()
         for row in rows:
-            data = {
-                name: json.loads(value) if name in _JSON_FIELDS else value
-                for name, value in zip(_ENTRY_NAMES, row, strict=True)
-            }
+            data = dict(zip(_SCALAR_NAMES, row, strict=False))
+            data.update(zip(_JSON_FIELDS, json.loads(row[-1]), strict=True))
             if data["follows"] is None:
                 del data["follows"]  # hashed only on follow-ups (FAIR-9)
             yield SealedEntry(data)
@@ -479,9 +487,14 @@ def iter_entries(session: Session, campaign: Campaign) -> Iterator[SealedEntry]:
 
 
 def verify_campaign(session: Session, campaign: Campaign) -> Report:
-    """FAIR-14 on the stored log."""
+    """FAIR-14 on the stored log, streamed: the seeds are read ahead from the epoch entries."""
+    epochs = iter_entries(session, campaign, kinds=("epoch_opened", "epoch_closed"))
+    seeds = revealed_seeds(entry.as_entry() for entry in epochs)
     entries = (entry.as_entry() for entry in iter_entries(session, campaign))
     # The campaign row holds the head, so a deleted tail is caught too.
     return verify_log(
-        entries, campaign_id=str(campaign.id), head=(campaign.last_seq, campaign.last_hash)
+        entries,
+        campaign_id=str(campaign.id),
+        head=(campaign.last_seq, campaign.last_hash),
+        seeds=seeds,
     )

@@ -18,6 +18,7 @@ from app.engine.audit import (
     chain_hash,
     content_hash,
     redact,
+    revealed_seeds,
     seal,
     verify_log,
 )
@@ -365,6 +366,44 @@ def test_FAIR_14_an_open_epoch_cannot_catch_a_consistent_forgery_until_its_seed_
         5,
         5,
     )
+
+
+def streamed(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """verify_log as the service runs it: seeds read ahead from the epoch entries only,
+    then the entries handed over as a one-pass iterator."""
+    epochs = [e for e in entries if e["kind"] in ("epoch_opened", "epoch_closed")]
+    return verify_log(iter(entries), seeds=revealed_seeds(epochs)).as_dict()
+
+
+def test_FAIR_14_streamed_verification_reports_exactly_what_the_whole_log_does():
+    entries = build_log()
+    closing = seal(
+        {
+            "seq": 10,
+            "epoch": 2,
+            "kind": "epoch_closed",
+            "created_at": "2026-11-29T12:00:10.000010Z",
+            "actor_id": GM_ID,
+            "character_id": None,
+            "visibility": "public",
+            "request": {},
+            "draws": [],
+            "result": {"server_seed": SEEDS[2].hex(), "commitment": commitment(SEEDS[2])},
+            "effects": [],
+        },
+        entries[-1]["hash"],
+    )
+    forged = copy.deepcopy([*entries, closing])
+    roll = forged[8]
+    roll["draws"][0]["face"] = roll["draws"][0]["face"] % 20 + 1
+    roll["result"] = resolve("dice", roll["request"], ReplayDice(roll["draws"])).result
+    forged = reseal(forged, 8)
+    tampered = copy.deepcopy(entries)
+    tampered[3]["result"]["total"] += 1
+    for log in (entries, [*entries, closing], forged, tampered):
+        assert streamed(log) == verify_log(log).as_dict()
+    assert streamed(forged)["first_failure"]["seq"] == 9
+    assert streamed(tampered)["first_failure"]["seq"] == 4
 
 
 def test_FAIR_8_an_extra_recorded_die_fails_the_replay():
