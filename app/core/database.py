@@ -7,11 +7,12 @@ instead of failing when a read transaction tries to upgrade (FAIR-5).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from functools import lru_cache
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import Engine, create_engine, event
 from sqlmodel import Session
 
@@ -67,11 +68,23 @@ def _write_engine() -> Engine:
     return get_engine().execution_options(sqlite_begin="IMMEDIATE")
 
 
-def get_db(request: Request) -> Iterator[Session]:
-    """One session per request; requests that may write begin as writers."""
+async def get_db(request: Request) -> AsyncIterator[Session]:
+    """One session per request; requests that may write begin as writers.
+
+    Async only to spare two threadpool hops per request: opening a session does no I/O
+    (it connects on first use, in the endpoint's thread), and closing one does none
+    once its transaction has ended; a transaction left open is rolled back in the
+    threadpool like every other database call.
+    """
     bind = _write_engine() if request.method in WRITE_METHODS else get_engine()
-    with Session(bind, expire_on_commit=False) as session:
+    session = Session(bind, expire_on_commit=False)
+    try:
         yield session
+    finally:
+        if session.in_transaction():
+            await run_in_threadpool(session.close)
+        else:
+            session.close()
 
 
 SessionDep = Annotated[Session, Depends(get_db)]

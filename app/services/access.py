@@ -6,6 +6,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from app.core.problems import Forbidden, NotFound
@@ -35,6 +36,25 @@ def campaign_not_found(campaign_id: uuid.UUID) -> NotFound:
     return NotFound(f"campaign {campaign_id} not found, or you are not one of its members")
 
 
+# Built once: every request reads its campaign, and rebuilding the statement (and its cache
+# key) cost more than running it.
+_ACCESS = (
+    select(Campaign, CampaignMember.role)
+    .join(CampaignMember, col(CampaignMember.campaign_id) == col(Campaign.id))
+    .where(Campaign.id == bindparam("campaign_id"), CampaignMember.user_id == bindparam("user_id"))
+)
+# FAIR-5: the roll's lock on the campaign row, with its current seed epoch in the same query.
+_LOCKED_ACCESS = (
+    _ACCESS.add_columns(SeedEpoch)
+    .outerjoin(
+        SeedEpoch,
+        (col(SeedEpoch.campaign_id) == col(Campaign.id))
+        & (col(SeedEpoch.number) == col(Campaign.current_epoch)),
+    )
+    .with_for_update(of=Campaign)
+)
+
+
 def get_campaign_access(
     session: Session,
     campaign_id: uuid.UUID,
@@ -48,22 +68,9 @@ def get_campaign_access(
     `lock` holds the campaign row until commit (FAIR-5), and loads the current seed epoch
     in the same query: whoever locks is about to append to the log.
     """
-    statement = (
-        select(Campaign, CampaignMember.role)
-        .join(CampaignMember, col(CampaignMember.campaign_id) == col(Campaign.id))
-        .where(Campaign.id == campaign_id, CampaignMember.user_id == user.id)
-    )
-    if lock:
-        statement = (
-            statement.add_columns(SeedEpoch)  # type: ignore[assignment]
-            .outerjoin(
-                SeedEpoch,
-                (col(SeedEpoch.campaign_id) == col(Campaign.id))
-                & (col(SeedEpoch.number) == col(Campaign.current_epoch)),
-            )
-            .with_for_update(of=Campaign)
-        )
-    row: Any = session.exec(statement).first()
+    statement: Any = _LOCKED_ACCESS if lock else _ACCESS
+    params = {"campaign_id": campaign_id, "user_id": user.id}
+    row: Any = session.execute(statement, params).first()
     if row is None:
         raise campaign_not_found(campaign_id)
     campaign, role = row[0], row[1]

@@ -22,12 +22,11 @@ from typing import Any
 
 import httpx
 import pytest
-from fastapi import Request
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
-from sqlmodel import Session
 
-from app.core.database import WRITE_METHODS, create_db_engine, get_db
+from app.core import database
+from app.core.database import create_db_engine, get_db
 from app.main import app
 from tests.conftest import API, ROOT
 
@@ -51,23 +50,17 @@ def committed_engine(db_engine: Engine, database_url: str) -> Iterator[Engine]:
 
 
 @pytest.fixture
-def committed_app(committed_engine: Engine) -> Iterator[None]:
-    """The app with get_db mirroring production: one committed session per request."""
+def committed_app(committed_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The app with the production get_db on the test database: one committed session per
+    request (the suite's rolled-back session override is lifted)."""
     write_engine = committed_engine.execution_options(sqlite_begin="IMMEDIATE")
-
-    def committed_db(request: Request) -> Iterator[Session]:
-        bind = write_engine if request.method in WRITE_METHODS else committed_engine
-        with Session(bind, expire_on_commit=False) as db:
-            yield db
-
-    previous = app.dependency_overrides.get(get_db)
-    app.dependency_overrides[get_db] = committed_db
+    monkeypatch.setattr(database, "get_engine", lambda: committed_engine)
+    monkeypatch.setattr(database, "_write_engine", lambda: write_engine)
+    previous = app.dependency_overrides.pop(get_db, None)
     try:
         yield
     finally:
-        if previous is None:
-            app.dependency_overrides.pop(get_db, None)
-        else:
+        if previous is not None:
             app.dependency_overrides[get_db] = previous
 
 
@@ -182,6 +175,22 @@ def test_FAIR_5_eight_threads_rolling_25_times_get_gap_free_seq(committed_app: N
     _assert_roll_seqs(outcomes, threads * rolls_each)
     with TestClient(app) as http:
         _assert_gap_free_and_verified(http, campaign_id, headers, threads * rolls_each)
+
+
+def test_every_request_session_gives_its_connection_back(
+    committed_app: None, committed_engine: Engine
+) -> None:
+    """get_db closes each session: reads left in a transaction, writes, and failures."""
+    with TestClient(app) as http:
+        headers, campaign_id = _register_gm_and_campaign(http, "Abbess Malkavia")
+        base = f"{API}/campaigns/{campaign_id}"
+        assert http.get(base, headers=headers).status_code == 200
+        assert http.post(f"{base}/rolls", json=ROLL, headers=headers).status_code == 201
+        bad = {"kind": "dice", "notation": "0d6"}
+        assert http.post(f"{base}/rolls", json=bad, headers=headers).status_code == 422
+        assert http.get(f"{base}/rolls/999", headers=headers).status_code == 404
+        assert http.get(f"{base}/log/verify", headers=headers).json()["ok"] is True
+    assert committed_engine.pool.checkedout() == 0  # type: ignore[attr-defined]
 
 
 def test_concurrent_duplicates_with_one_idempotency_key_create_one_entry(
