@@ -79,12 +79,15 @@ def _scan(value: Any) -> int:
     return status
 
 
+# Built once: json.dumps with options builds a new encoder on every call.
+_PLAIN_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(value: Any, scanned: int | None = None) -> bytes:
     """RFC 8785 (JSON Canonicalization Scheme) bytes; `scanned` reuses a `_scan` result."""
     if (_scan(value) if scanned is None else scanned) == _PLAIN:
         try:
-            text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-            return text.encode("utf-8")
+            return _PLAIN_ENCODER.encode(value).encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate: let the reference refuse it
             pass
     return rfc8785.dumps(value)
