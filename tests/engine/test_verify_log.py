@@ -329,6 +329,22 @@ def test_FAIR_14_a_changed_face_in_an_open_epoch_fails_the_replay():
     }
 
 
+# build_log's epoch 2, closed and its seed revealed (FAIR-4): seq 10, to seal after seq 9.
+EPOCH_2_CLOSING = {
+    "seq": 10,
+    "epoch": 2,
+    "kind": "epoch_closed",
+    "created_at": "2026-11-29T12:00:10.000010Z",
+    "actor_id": GM_ID,
+    "character_id": None,
+    "visibility": "public",
+    "request": {},
+    "draws": [],
+    "result": {"server_seed": SEEDS[2].hex(), "commitment": commitment(SEEDS[2])},
+    "effects": [],
+}
+
+
 def test_FAIR_14_an_open_epoch_cannot_catch_a_consistent_forgery_until_its_seed_is_revealed():
     entries = copy.deepcopy(build_log())
     roll = entries[8]
@@ -338,27 +354,14 @@ def test_FAIR_14_an_open_epoch_cannot_catch_a_consistent_forgery_until_its_seed_
     # Face and result agree and the chain is intact: nothing to see while epoch 2 is secret.
     assert verify_log(forged).ok is True
     # Once epoch 2 is closed and its seed revealed, the same entry fails re-derivation.
-    closing = {
-        "seq": 10,
-        "epoch": 2,
-        "kind": "epoch_closed",
-        "created_at": "2026-11-29T12:00:10.000010Z",
-        "actor_id": GM_ID,
-        "character_id": None,
-        "visibility": "public",
-        "request": {},
-        "draws": [],
-        "result": {"server_seed": SEEDS[2].hex(), "commitment": commitment(SEEDS[2])},
-        "effects": [],
-    }
-    closed = [*forged, seal(closing, forged[-1]["hash"])]
+    closed = [*forged, seal(EPOCH_2_CLOSING, forged[-1]["hash"])]
     assert failure(closed)["first_failure"] == {
         "seq": 9,
         "reason": "draws do not match the revealed seed's stream (FAIR-6)",
     }
     # And the honest log with the same closing entry verifies, epoch 2 re-derived too.
     honest = build_log()
-    closing_honest = seal(closing, honest[-1]["hash"])
+    closing_honest = seal(EPOCH_2_CLOSING, honest[-1]["hash"])
     report = verify_log([*honest, closing_honest])
     assert (report.ok, report.entries_checked, report.rederived, report.replayed) == (
         True,
@@ -377,22 +380,7 @@ def streamed(entries: list[dict[str, Any]]) -> dict[str, Any]:
 
 def test_FAIR_14_streamed_verification_reports_exactly_what_the_whole_log_does():
     entries = build_log()
-    closing = seal(
-        {
-            "seq": 10,
-            "epoch": 2,
-            "kind": "epoch_closed",
-            "created_at": "2026-11-29T12:00:10.000010Z",
-            "actor_id": GM_ID,
-            "character_id": None,
-            "visibility": "public",
-            "request": {},
-            "draws": [],
-            "result": {"server_seed": SEEDS[2].hex(), "commitment": commitment(SEEDS[2])},
-            "effects": [],
-        },
-        entries[-1]["hash"],
-    )
+    closing = seal(EPOCH_2_CLOSING, entries[-1]["hash"])
     forged = copy.deepcopy([*entries, closing])
     roll = forged[8]
     roll["draws"][0]["face"] = roll["draws"][0]["face"] % 20 + 1
