@@ -461,6 +461,7 @@ _JSON_ARRAY = _text("[") + cast(_log_table.c.request, Text)
 for _name in _JSON_FIELDS[1:]:
     _JSON_ARRAY = _JSON_ARRAY + _text(",") + cast(_log_table.c[_name], Text)
 _JSON_ARRAY = _JSON_ARRAY + _text("]")
+_ENTRY_COLUMNS: list[Any] = [*_SCALAR_COLUMNS, _JSON_ARRAY]  # the array last: row[-1]
 
 
 def iter_entries(
@@ -469,7 +470,7 @@ def iter_entries(
     """Every entry (or those of `kinds`) in seq order as plain rows, read in pages."""
     cursor = 0
     while True:
-        query = select(*_SCALAR_COLUMNS, _JSON_ARRAY).where(
+        query = select(*_ENTRY_COLUMNS).where(
             _log_table.c.campaign_id == campaign.id, _log_table.c.seq > cursor
         )
         if kinds:
