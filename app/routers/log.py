@@ -94,7 +94,9 @@ def verify_log(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -
 def export_log(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -> StreamingResponse:
     """Export the log as NDJSON for offline verification with nocturne-verify."""
     access = _readable_access(session, campaign_id, user)
-    entries = list(log_service.iter_entries(session, access.campaign))
+    campaign = access.campaign
+    # Up to the head read with the campaign: the export ends exactly on its Log-Head.
+    entries = list(log_service.iter_entries(session, campaign, through_seq=campaign.last_seq))
 
     def lines() -> Iterator[bytes]:
         for entry in entries:
@@ -102,7 +104,7 @@ def export_log(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -
             yield json.dumps(view, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
     filename = f"nocturne-{campaign_id}.ndjson"
-    head = f"{access.campaign.last_seq}:{access.campaign.last_hash}"
+    head = f"{campaign.last_seq}:{campaign.last_hash}"
     return StreamingResponse(
         lines(),
         media_type=NDJSON,

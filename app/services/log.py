@@ -451,12 +451,12 @@ _SCALAR_NAMES = tuple(name for name in _ENTRY_NAMES if name not in _JSON_FIELDS)
 _SCALAR_COLUMNS = [_log_table.c[name] for name in _SCALAR_NAMES]
 
 
-# The four JSON fields joined into one JSON array text by the database and decoded by a
-# single json.loads: several times faster than the driver's per-column decoding.
 def _text(sql: str) -> ColumnElement[str]:
     return literal_column(f"'{sql}'", Text)
 
 
+# The four JSON fields joined into one JSON array text by the database and decoded by a
+# single json.loads: several times faster than the driver's per-column decoding.
 _JSON_ARRAY = _text("[") + cast(_log_table.c.request, Text)
 for _name in _JSON_FIELDS[1:]:
     _JSON_ARRAY = _JSON_ARRAY + _text(",") + cast(_log_table.c[_name], Text)
@@ -465,14 +465,19 @@ _ENTRY_COLUMNS: list[Any] = [*_SCALAR_COLUMNS, _JSON_ARRAY]  # the array last: r
 
 
 def iter_entries(
-    session: Session, campaign: Campaign, kinds: Collection[str] = ()
+    session: Session,
+    campaign: Campaign,
+    kinds: Collection[str] = (),
+    through_seq: int | None = None,
 ) -> Iterator[SealedEntry]:
-    """Every entry (or those of `kinds`) in seq order as plain rows, read in pages."""
+    """Every entry (or those of `kinds`, up to `through_seq`) in seq order, read in pages."""
     cursor = 0
     while True:
         query = select(*_ENTRY_COLUMNS).where(
             _log_table.c.campaign_id == campaign.id, _log_table.c.seq > cursor
         )
+        if through_seq is not None:
+            query = query.where(_log_table.c.seq <= through_seq)
         if kinds:
             query = query.where(_log_table.c.kind.in_(kinds))
         rows = session.execute(query.order_by(_log_table.c.seq).limit(2000)).all()
@@ -488,14 +493,19 @@ def iter_entries(
 
 
 def verify_campaign(session: Session, campaign: Campaign) -> Report:
-    """FAIR-14 on the stored log, streamed: the seeds are read ahead from the epoch entries."""
-    epochs = iter_entries(session, campaign, kinds=("epoch_opened", "epoch_closed"))
+    """FAIR-14 on the stored log, streamed: the seeds are read ahead from the epoch entries.
+
+    The campaign row holds the head, so a deleted tail is caught too; reading only up to
+    that head keeps rolls appended meanwhile (read in later pages) out of this check.
+    """
+    head = (campaign.last_seq, campaign.last_hash)
+    epoch_kinds = ("epoch_opened", "epoch_closed")
+    epochs = iter_entries(session, campaign, kinds=epoch_kinds, through_seq=head[0])
     seeds = revealed_seeds(entry.data for entry in epochs)
-    entries = (entry.data for entry in iter_entries(session, campaign))  # read, never changed
-    # The campaign row holds the head, so a deleted tail is caught too.
+    entries = iter_entries(session, campaign, through_seq=head[0])
     return verify_log(
-        entries,
+        (entry.data for entry in entries),  # read, never changed
         campaign_id=str(campaign.id),
-        head=(campaign.last_seq, campaign.last_hash),
+        head=head,
         seeds=seeds,
     )

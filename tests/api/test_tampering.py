@@ -13,7 +13,8 @@ import uuid
 import pytest
 from sqlalchemy import delete, text, update
 
-from app.models import LogEntry, SeedEpoch
+from app.models import Campaign, LogEntry, SeedEpoch
+from app.services.log import verify_campaign
 from tests.conftest import API
 
 
@@ -79,6 +80,22 @@ def test_untouched_log_verifies_both_ways(client, gm, campaign_with_rolls, tmp_p
     lines, head = export_lines(client, gm, campaign_with_rolls)
     code, output = verify_offline(tmp_path, lines, "--head", head)
     assert code == 0 and output.startswith("OK: 8 entries checked, 4 re-derived, 5 replayed")
+
+
+def test_FAIR_14_rolls_appended_during_a_verification_are_left_for_the_next_one(
+    session, client, gm, campaign_with_rolls
+):
+    """verify_campaign checks the log up to the head it read with the campaign row."""
+    campaign = session.get(Campaign, uuid.UUID(campaign_with_rolls["id"]))
+    as_read = Campaign.model_validate(campaign.model_dump())  # the head at seq 8
+    roll = {"kind": "dice", "notation": "1d6"}
+    assert (
+        client.post(url(campaign_with_rolls, "/rolls"), json=roll, headers=gm.headers).json()["seq"]
+        == 9
+    )
+    report = verify_campaign(session, as_read)
+    assert (report.ok, report.entries_checked, report.first_failure) == (True, 8, None)
+    assert verify_api(client, gm, campaign_with_rolls)["entries_checked"] == 9
 
 
 def test_FAIR_12_the_database_refuses_update_and_delete(session, client, gm, campaign_with_rolls):
