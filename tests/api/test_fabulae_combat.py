@@ -20,6 +20,17 @@ from typing import Any
 
 import pytest
 
+from tests.api.helpers import (
+    assert_refused,
+    effect,
+    gm_patch,
+    last_seq,
+    log_entries,
+    post_roll,
+    rolled,
+    sheet_of,
+    url,
+)
 from tests.conftest import API, SHEETS, assert_problem
 
 FAB = "fabulae-tenebris"
@@ -45,60 +56,8 @@ PHYSICAL = ["epuise", "meurtri", "blesse"]
 # --- helpers -------------------------------------------------------------------------------
 
 
-def url(campaign: dict[str, Any], tail: str = "") -> str:
-    return f"{API}/campaigns/{campaign['id']}{tail}"
-
-
-def post_roll(client, campaign, caller, body: dict[str, Any]):
-    return client.post(url(campaign, "/rolls"), json=body, headers=caller.headers)
-
-
-def rolled(client, campaign, caller, body: dict[str, Any]) -> dict[str, Any]:
-    response = post_roll(client, campaign, caller, body)
-    assert response.status_code == 201, response.text
-    return response.json()
-
-
-def sheet_of(client, caller, character) -> dict[str, Any]:
-    response = client.get(f"{API}/characters/{character['id']}", headers=caller.headers)
-    assert response.status_code == 200, response.text
-    return response.json()["sheet"]
-
-
-def gm_patch(client, gm, character, sheet: dict[str, Any]) -> dict[str, Any]:
-    response = client.patch(
-        f"{API}/characters/{character['id']}", json={"sheet": sheet}, headers=gm.headers
-    )
-    assert response.status_code == 200, response.text
-    return response.json()["sheet"]
-
-
-def log_entries(client, campaign, gm) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = []
-    after = 0
-    while True:
-        page = client.get(
-            url(campaign, f"/log?limit=200&after_seq={after}"), headers=gm.headers
-        ).json()
-        entries.extend(page["data"])
-        if page["next_after_seq"] is None:
-            return entries
-        after = page["next_after_seq"]
-
-
-def last_seq(client, campaign, gm) -> int:
-    return log_entries(client, campaign, gm)[-1]["seq"]
-
-
 def faces(entry: dict[str, Any]) -> list[int]:
     return [draw["face"] for draw in entry["draws"]]
-
-
-def assert_refused(response, rule: str, status: int = 409) -> dict[str, Any]:
-    body = assert_problem(response, status)
-    assert body["rule"] == rule, body
-    assert rule in body["detail"], body["detail"]
-    return body
 
 
 @contextmanager
@@ -108,16 +67,6 @@ def unchanged(client, gm, campaign, *characters) -> Iterator[None]:
     yield
     after = (last_seq(client, campaign, gm), [sheet_of(client, gm, c) for c in characters])
     assert after == before
-
-
-def effect(character, field: str, before: Any, after: Any, rule: str) -> dict[str, Any]:
-    return {
-        "character_id": character["id"],
-        "field": field,
-        "before": before,
-        "after": after,
-        "rule": rule,
-    }
 
 
 def fields(entry: dict[str, Any], character) -> dict[str, tuple[Any, Any, str]]:

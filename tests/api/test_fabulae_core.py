@@ -17,6 +17,17 @@ from typing import Any
 
 import pytest
 
+from tests.api.helpers import (
+    assert_refused,
+    effect,
+    gm_patch,
+    last_seq,
+    log_entries,
+    post_roll,
+    rolled,
+    sheet_of,
+    url,
+)
 from tests.conftest import API, FABULAE_SHEET, assert_problem
 
 FAB = "fabulae-tenebris"
@@ -45,20 +56,6 @@ ALL_KINDS = {
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def url(campaign: dict[str, Any], tail: str = "") -> str:
-    return f"{API}/campaigns/{campaign['id']}{tail}"
-
-
-def post_roll(client, campaign, caller, body: dict[str, Any]):
-    return client.post(url(campaign, "/rolls"), json=body, headers=caller.headers)
-
-
-def rolled(client, campaign, caller, body: dict[str, Any]) -> dict[str, Any]:
-    response = post_roll(client, campaign, caller, body)
-    assert response.status_code == 201, response.text
-    return response.json()
 
 
 def action_body(character, attribute="physique", skill="combat", **extra: Any) -> dict[str, Any]:
@@ -105,40 +102,9 @@ def recover_body(patient, mode: str, **extra: Any) -> dict[str, Any]:
     return {"kind": "fabulae.recover", "character_id": patient["id"], "mode": mode, **extra}
 
 
-def sheet_of(client, caller, character) -> dict[str, Any]:
-    response = client.get(f"{API}/characters/{character['id']}", headers=caller.headers)
-    assert response.status_code == 200, response.text
-    return response.json()["sheet"]
-
-
-def gm_patch(client, gm, character, sheet: dict[str, Any]) -> dict[str, Any]:
-    response = client.patch(
-        f"{API}/characters/{character['id']}", json={"sheet": sheet}, headers=gm.headers
-    )
-    assert response.status_code == 200, response.text
-    return response.json()["sheet"]
-
-
 def new_session(client, campaign, gm) -> None:
     response = client.post(url(campaign, "/sessions"), json={}, headers=gm.headers)
     assert response.status_code == 201, response.text
-
-
-def log_entries(client, campaign, gm) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = []
-    after = 0
-    while True:
-        page = client.get(
-            url(campaign, f"/log?limit=200&after_seq={after}"), headers=gm.headers
-        ).json()
-        entries.extend(page["data"])
-        if page["next_after_seq"] is None:
-            return entries
-        after = page["next_after_seq"]
-
-
-def last_seq(client, campaign, gm) -> int:
-    return log_entries(client, campaign, gm)[-1]["seq"]
 
 
 def get_entry(client, campaign, gm, seq: int) -> dict[str, Any]:
@@ -150,13 +116,6 @@ def get_entry(client, campaign, gm, seq: int) -> dict[str, Any]:
 def faces(entry: dict[str, Any]) -> list[int]:
     assert all(draw["sides"] == 6 for draw in entry["draws"])
     return [draw["face"] for draw in entry["draws"]]
-
-
-def assert_refused(response, rule: str, status: int = 409) -> dict[str, Any]:
-    body = assert_problem(response, status)
-    assert body["rule"] == rule, body
-    assert rule in body["detail"], body["detail"]
-    return body
 
 
 def assert_nothing_to_settle(response) -> None:
@@ -172,16 +131,6 @@ def unchanged(client, gm, campaign, *characters) -> Iterator[None]:
     yield
     after = (last_seq(client, campaign, gm), [sheet_of(client, gm, c) for c in characters])
     assert after == before
-
-
-def effect(character, field: str, before: Any, after: Any, rule: str) -> dict[str, Any]:
-    return {
-        "character_id": character["id"],
-        "field": field,
-        "before": before,
-        "after": after,
-        "rule": rule,
-    }
 
 
 @dataclass

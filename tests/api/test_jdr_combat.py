@@ -14,6 +14,16 @@ from typing import Any
 
 import pytest
 
+from tests.api.helpers import (
+    assert_refused,
+    gm_patch,
+    last_seq,
+    log_entries,
+    post_roll,
+    rolled,
+    sheet_of,
+    url,
+)
 from tests.conftest import API, assert_problem
 
 DRACULA = "jdr-express-dracula"
@@ -45,20 +55,6 @@ JDR_KINDS = {
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def url(campaign: dict[str, Any], tail: str = "") -> str:
-    return f"{API}/campaigns/{campaign['id']}{tail}"
-
-
-def post_roll(client, campaign, caller, body: dict[str, Any]):
-    return client.post(url(campaign, "/rolls"), json=body, headers=caller.headers)
-
-
-def rolled(client, campaign, caller, body: dict[str, Any]) -> dict[str, Any]:
-    response = post_roll(client, campaign, caller, body)
-    assert response.status_code == 201, response.text
-    return response.json()
 
 
 def attack_body(attacker, target, weapon: dict[str, Any] | None = None, **extra: Any):
@@ -121,20 +117,6 @@ def gm_event(client, campaign, gm, kind: str, character, description: str = ""):
     return rolled(client, campaign, gm, body)
 
 
-def sheet_of(client, caller, character) -> dict[str, Any]:
-    response = client.get(f"{API}/characters/{character['id']}", headers=caller.headers)
-    assert response.status_code == 200, response.text
-    return response.json()["sheet"]
-
-
-def gm_patch(client, gm, character, sheet: dict[str, Any]) -> dict[str, Any]:
-    response = client.patch(
-        f"{API}/characters/{character['id']}", json={"sheet": sheet}, headers=gm.headers
-    )
-    assert response.status_code == 200, response.text
-    return response.json()["sheet"]
-
-
 def clock(client, campaign, gm, what: str, *, night: bool = False, facts=()):
     response = client.post(
         url(campaign, f"/{what}"),
@@ -151,30 +133,6 @@ def new_session(client, campaign, gm, **kwargs: Any):
 
 def new_scene(client, campaign, gm, **kwargs: Any):
     return clock(client, campaign, gm, "scenes", **kwargs)
-
-
-def log_entries(client, campaign, gm) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = []
-    after = 0
-    while True:
-        page = client.get(
-            url(campaign, f"/log?limit=200&after_seq={after}"), headers=gm.headers
-        ).json()
-        entries.extend(page["data"])
-        if page["next_after_seq"] is None:
-            return entries
-        after = page["next_after_seq"]
-
-
-def last_seq(client, campaign, gm) -> int:
-    return log_entries(client, campaign, gm)[-1]["seq"]
-
-
-def assert_refused(response, rule: str, status: int = 409) -> dict[str, Any]:
-    body = assert_problem(response, status)
-    assert body["rule"] == rule, body
-    assert body["detail"].startswith(rule), body["detail"]
-    return body
 
 
 def wounds(client, gm, character) -> list[dict[str, Any]]:

@@ -18,6 +18,17 @@ from typing import Any
 
 import pytest
 
+from tests.api.helpers import (
+    assert_refused,
+    effect,
+    gm_patch,
+    last_seq,
+    log_entries,
+    post_roll,
+    rolled,
+    sheet_of,
+    url,
+)
 from tests.conftest import API, SHEETS, assert_problem
 
 VAM = "vampire"
@@ -54,20 +65,6 @@ LUCIEN: dict[str, Any] = {
 # --- helpers -------------------------------------------------------------------------------
 
 
-def url(campaign: dict[str, Any], tail: str = "") -> str:
-    return f"{API}/campaigns/{campaign['id']}{tail}"
-
-
-def post_roll(client, campaign, caller, body: dict[str, Any]):
-    return client.post(url(campaign, "/rolls"), json=body, headers=caller.headers)
-
-
-def rolled(client, campaign, caller, body: dict[str, Any]) -> dict[str, Any]:
-    response = post_roll(client, campaign, caller, body)
-    assert response.status_code == 201, response.text
-    return response.json()
-
-
 def action_body(
     character, attribute: str = "astuce", ability: str | None = "subterfuge", **extra: Any
 ) -> dict[str, Any]:
@@ -91,22 +88,8 @@ def restore_body(character, amount: int = 1) -> dict[str, Any]:
     return {"kind": "vampire.willpower_restore", "character_id": character["id"], "amount": amount}
 
 
-def sheet_of(client, caller, character) -> dict[str, Any]:
-    response = client.get(f"{API}/characters/{character['id']}", headers=caller.headers)
-    assert response.status_code == 200, response.text
-    return response.json()["sheet"]
-
-
 def willpower_of(client, caller, character) -> dict[str, int]:
     return sheet_of(client, caller, character)["willpower"]
-
-
-def gm_patch(client, gm, character, sheet: dict[str, Any]) -> dict[str, Any]:
-    response = client.patch(
-        f"{API}/characters/{character['id']}", json={"sheet": sheet}, headers=gm.headers
-    )
-    assert response.status_code == 200, response.text
-    return response.json()["sheet"]
 
 
 def new_session(client, campaign, gm) -> None:
@@ -114,34 +97,9 @@ def new_session(client, campaign, gm) -> None:
     assert response.status_code == 201, response.text
 
 
-def log_entries(client, campaign, gm) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = []
-    after = 0
-    while True:
-        page = client.get(
-            url(campaign, f"/log?limit=200&after_seq={after}"), headers=gm.headers
-        ).json()
-        entries.extend(page["data"])
-        if page["next_after_seq"] is None:
-            return entries
-        after = page["next_after_seq"]
-
-
-def last_seq(client, campaign, gm) -> int:
-    entries = log_entries(client, campaign, gm)
-    return entries[-1]["seq"] if entries else 0
-
-
 def faces(entry: dict[str, Any]) -> list[int]:
     assert all(draw["sides"] == 10 for draw in entry["draws"])
     return [draw["face"] for draw in entry["draws"]]
-
-
-def assert_refused(response, rule: str, status: int = 409) -> dict[str, Any]:
-    body = assert_problem(response, status)
-    assert body["rule"] == rule, body
-    assert rule in body["detail"], body["detail"]
-    return body
 
 
 @contextmanager
@@ -151,16 +109,6 @@ def unchanged(client, gm, campaign, *characters) -> Iterator[None]:
     yield
     after = (last_seq(client, campaign, gm), [sheet_of(client, gm, c) for c in characters])
     assert after == before
-
-
-def effect(character, field: str, before: Any, after: Any, rule: str) -> dict[str, Any]:
-    return {
-        "character_id": character["id"],
-        "field": field,
-        "before": before,
-        "after": after,
-        "rule": rule,
-    }
 
 
 def willpower_effect(character, before: int, after: int, maximum: int = 5) -> dict[str, Any]:
