@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from typing import Any
 
 from tests.conftest import API, assert_problem
+
+# Entry kinds that change state without rules to replay: verify counts everything else.
+STRUCTURAL = {
+    "epoch_opened",
+    "epoch_closed",
+    "client_seed_set",
+    "sheet_edit",
+    "sheet_override",
+    "options_changed",
+}
 
 
 def url(campaign: dict[str, Any], tail: str = "") -> str:
@@ -73,3 +86,50 @@ def effect(character, field: str, before: Any, after: Any, rule: str) -> dict[st
         "after": after,
         "rule": rule,
     }
+
+
+def clock(client, campaign, gm, what: str, *, night: bool = False, facts=()) -> dict[str, Any]:
+    """Start a session or a scene (`what`: sessions | scenes) with the GM's facts."""
+    response = client.post(
+        url(campaign, f"/{what}"),
+        json={"night_passed": night, "characters": list(facts)},
+        headers=gm.headers,
+    )
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def new_session(client, campaign, gm, **kwargs: Any) -> dict[str, Any]:
+    return clock(client, campaign, gm, "sessions", **kwargs)
+
+
+def new_scene(client, campaign, gm, **kwargs: Any) -> dict[str, Any]:
+    return clock(client, campaign, gm, "scenes", **kwargs)
+
+
+def assert_verified(client, campaign, gm) -> dict[str, Any]:
+    """GET /log/verify passes and replays every entry that is not structural."""
+    report = client.get(url(campaign, "/log/verify"), headers=gm.headers).json()
+    assert report["ok"] is True and report["first_failure"] is None, report
+    rules = [e for e in log_entries(client, campaign, gm) if e["kind"] not in STRUCTURAL]
+    assert report["replayed"] == len(rules), report
+    return report
+
+
+def verified_offline(client, campaign, gm, tmp_path) -> str:
+    """The GM's export holds the whole log in seq order and nocturne-verify passes it:
+    its summary line."""
+    seqs = [e["seq"] for e in log_entries(client, campaign, gm)]
+    response = client.get(url(campaign, "/log/export"), headers=gm.headers)
+    assert response.status_code == 200, response.text
+    assert [json.loads(line)["seq"] for line in response.text.splitlines()] == seqs
+    export = tmp_path / f"{campaign['id']}.ndjson"
+    export.write_bytes(response.content)
+    checked = subprocess.run(
+        [sys.executable, "-m", "app.verify", str(export)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    return checked.stdout

@@ -9,10 +9,7 @@ weapons, states, PP... with PATCH .../characters/{id} or through NPC sheets.
 
 from __future__ import annotations
 
-import json
 import logging
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,14 +19,17 @@ import pytest
 
 from tests.api.helpers import (
     assert_refused,
+    assert_verified,
     effect,
     gm_patch,
     last_seq,
     log_entries,
+    new_scene,
+    new_session,
     post_roll,
     rolled,
     sheet_of,
-    url,
+    verified_offline,
 )
 from tests.conftest import API, SHEETS, assert_problem
 
@@ -41,14 +41,6 @@ NPC_SHEET: dict[str, Any] = {
     "attributes": {"physique": 3, "habilete": 3, "intellect": 3, "empathie": 3},
     "skills": {"combat": 2, "tir": 2, "resistance": 2, "athletisme": 1},
     "weapons": [{"id": "revolver"}, {"id": "knife"}],
-}
-STRUCTURAL = {
-    "epoch_opened",
-    "epoch_closed",
-    "client_seed_set",
-    "sheet_edit",
-    "sheet_override",
-    "options_changed",
 }
 PHYSICAL = ["epuise", "meurtri", "blesse"]
 
@@ -91,18 +83,6 @@ def attack(attacker, target, weapon: str = "revolver", **extra: Any) -> dict[str
 
 def body(kind: str, **fields_: Any) -> dict[str, Any]:
     return {"kind": f"fabulae.{kind}", **fields_}
-
-
-def new_session(client, campaign, gm) -> dict[str, Any]:
-    response = client.post(url(campaign, "/sessions"), json={}, headers=gm.headers)
-    assert response.status_code == 201, response.text
-    return response.json()
-
-
-def new_scene(client, campaign, gm) -> dict[str, Any]:
-    response = client.post(url(campaign, "/scenes"), json={}, headers=gm.headers)
-    assert response.status_code == 201, response.text
-    return response.json()
 
 
 def lethal(code: str, delay: str, stabilised: bool = False) -> dict[str, Any]:
@@ -1101,14 +1081,6 @@ def test_FAB102_drain_and_calm(client, table, gm, player, forced_dice):
 # --- replay and offline verification ----------------------------------------------------------
 
 
-def assert_verified(client, campaign, gm) -> dict[str, Any]:
-    report = client.get(url(campaign, "/log/verify"), headers=gm.headers).json()
-    assert report["ok"] is True and report["first_failure"] is None, report
-    rules = [e for e in log_entries(client, campaign, gm) if e["kind"] not in STRUCTURAL]
-    assert report["replayed"] == len(rules), report
-    return report
-
-
 NEW_KINDS = {
     "fabulae.attack",
     "fabulae.grapple",
@@ -1217,18 +1189,5 @@ def test_every_combat_kind_replays_and_verifies_offline(
     # end effect, scene.
     assert report["replayed"] == 18 and report["rederived"] == 0
 
-    export = client.get(url(campaign, "/log/export"), headers=gm.headers)
-    assert export.status_code == 200
-    assert len(export.text.splitlines()) == len(entries)
-    path = tmp_path / "fabulae-combat.ndjson"
-    path.write_bytes(export.content)
-    checked = subprocess.run(
-        [sys.executable, "-m", "app.verify", str(path)], capture_output=True, text=True
-    )
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert checked.stdout.startswith(
-        f"OK: {len(entries)} entries checked, 0 re-derived, 18 replayed"
-    )
-    assert [json.loads(line)["seq"] for line in export.text.splitlines()] == [
-        e["seq"] for e in entries
-    ]
+    summary = verified_offline(client, campaign, gm, tmp_path)
+    assert summary.startswith(f"OK: {len(entries)} entries checked, 0 re-derived, 18 replayed")

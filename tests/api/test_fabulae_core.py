@@ -7,9 +7,6 @@ one), so each test knows the exact sixes, feats and outcomes it expects.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,29 +15,25 @@ from typing import Any
 import pytest
 
 from tests.api.helpers import (
+    STRUCTURAL,
     assert_refused,
+    assert_verified,
     effect,
     gm_patch,
     last_seq,
     log_entries,
+    new_session,
     post_roll,
     rolled,
     sheet_of,
     url,
+    verified_offline,
 )
 from tests.conftest import API, FABULAE_SHEET, assert_problem
 
 FAB = "fabulae-tenebris"
 # A valid starting sheet whose talent changes none of the rolls tested here.
 BASE_SHEET: dict[str, Any] = {**FABULAE_SHEET, "talents": ["beast_friend"]}
-STRUCTURAL = {
-    "epoch_opened",
-    "epoch_closed",
-    "client_seed_set",
-    "sheet_edit",
-    "sheet_override",
-    "options_changed",
-}
 ALL_KINDS = {
     "fabulae.action",
     "fabulae.opposed",
@@ -100,11 +93,6 @@ def opposed_body(attacker, defender, **extra: Any) -> dict[str, Any]:
 
 def recover_body(patient, mode: str, **extra: Any) -> dict[str, Any]:
     return {"kind": "fabulae.recover", "character_id": patient["id"], "mode": mode, **extra}
-
-
-def new_session(client, campaign, gm) -> None:
-    response = client.post(url(campaign, "/sessions"), json={}, headers=gm.headers)
-    assert response.status_code == 201, response.text
 
 
 def get_entry(client, campaign, gm, seq: int) -> dict[str, Any]:
@@ -1400,14 +1388,6 @@ def test_a_player_acts_only_for_their_own_character(client, table, gm, player, f
 # --- replay ----------------------------------------------------------------------------------
 
 
-def assert_verified(client, campaign, gm) -> dict[str, Any]:
-    report = client.get(url(campaign, "/log/verify"), headers=gm.headers).json()
-    assert report["ok"] is True and report["first_failure"] is None, report
-    rules = [e for e in log_entries(client, campaign, gm) if e["kind"] not in STRUCTURAL]
-    assert report["replayed"] == len(rules), report
-    return report
-
-
 def test_every_fabulae_entry_kind_replays_and_verifies_offline(
     client, table, gm, player, other_player, forced_dice, tmp_path
 ):
@@ -1453,21 +1433,8 @@ def test_every_fabulae_entry_kind_replays_and_verifies_offline(
     report = assert_verified(client, campaign, gm)
     assert report["replayed"] == 17 and report["rederived"] == 0
 
-    export = client.get(url(campaign, "/log/export"), headers=gm.headers)
-    assert export.status_code == 200
-    assert len(export.text.splitlines()) == len(entries)
-    path = tmp_path / "fabulae.ndjson"
-    path.write_bytes(export.content)
-    checked = subprocess.run(
-        [sys.executable, "-m", "app.verify", str(path)], capture_output=True, text=True
-    )
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert checked.stdout.startswith(
-        f"OK: {len(entries)} entries checked, 0 re-derived, 17 replayed"
-    )
-    assert [json.loads(line)["seq"] for line in export.text.splitlines()] == [
-        e["seq"] for e in entries
-    ]
+    summary = verified_offline(client, campaign, gm, tmp_path)
+    assert summary.startswith(f"OK: {len(entries)} entries checked, 0 re-derived, 17 replayed")
 
 
 def test_fabulae_draws_are_rederived_after_rotation(client, table, gm, player, other_player):

@@ -12,9 +12,12 @@ import pytest
 
 from tests.api.helpers import (
     assert_refused,
+    assert_verified,
     gm_patch,
     last_seq,
     log_entries,
+    new_scene,
+    new_session,
     post_roll,
     sheet_of,
     url,
@@ -23,14 +26,6 @@ from tests.conftest import API, CTHULHU_SHEET, DRACULA_SHEET, assert_problem
 
 DRACULA = "jdr-express-dracula"
 CTHULHU = "jdr-express-cthulhu"
-STRUCTURAL = {
-    "epoch_opened",
-    "epoch_closed",
-    "client_seed_set",
-    "sheet_edit",
-    "sheet_override",
-    "options_changed",
-}
 MIHAIL_WORDS = (
     "J'ai été défroqué par mes pairs, mais pas par Dieu. Au nom du Père, du Fils, et du "
     "Saint-Esprit, créature, retire-toi."
@@ -71,36 +66,8 @@ def gm_event(client, campaign, gm, kind: str, character, description: str = ""):
     )
 
 
-def clock(client, campaign, gm, what: str, *, night: bool = False, facts=()):
-    response = client.post(
-        url(campaign, f"/{what}"),
-        json={"night_passed": night, "characters": list(facts)},
-        headers=gm.headers,
-    )
-    assert response.status_code == 201, response.text
-    return response.json()
-
-
-def new_session(client, campaign, gm, **kwargs: Any):
-    return clock(client, campaign, gm, "sessions", **kwargs)
-
-
-def new_scene(client, campaign, gm, **kwargs: Any):
-    return clock(client, campaign, gm, "scenes", **kwargs)
-
-
 def facts(character, **flags: bool) -> dict[str, Any]:
     return {"character_id": character["id"], **flags}
-
-
-def assert_verified(client, campaign, gm, replayed: int) -> dict[str, Any]:
-    report = client.get(url(campaign, "/log/verify"), headers=gm.headers).json()
-    assert report["ok"] is True, report
-    assert report["first_failure"] is None
-    assert report["replayed"] == replayed, report
-    rules = [e for e in log_entries(client, campaign, gm) if e["kind"] not in STRUCTURAL]
-    assert len(rules) == replayed
-    return report
 
 
 def effect_fields(entry: dict[str, Any]) -> list[tuple[str, Any, Any]]:
@@ -1577,7 +1544,7 @@ def test_example_of_play_pere_mihail_sincere_word_of_faith(
     sheet = sheet_of(client, player, mihail)
     assert sheet["talisman"] == "spent" and sheet.get("faith_shaken") is None
     # session_started, the action, the invocation, the ruling.
-    assert_verified(client, campaign, gm, replayed=4)
+    assert assert_verified(client, campaign, gm)["replayed"] == 4
 
 
 def test_example_of_play_pere_mihail_hollow_words_crack_the_cross(
@@ -1617,7 +1584,7 @@ def test_example_of_play_pere_mihail_hollow_words_crack_the_cross(
     assert attack["result"]["kept"] == [True, False, True]
     assert sheet_of(client, player, mihail)["talisman"] == "cracked"
     # session_started, action, invocation, ruling, scene_started, protection, attack.
-    assert_verified(client, campaign, gm, replayed=7)
+    assert assert_verified(client, campaign, gm)["replayed"] == 7
 
 
 def test_example_of_play_dr_penhaligon_effleurement_at_innsmouth(
@@ -1653,7 +1620,7 @@ def test_example_of_play_dr_penhaligon_effleurement_at_innsmouth(
     assert sheet["marks"] == [{"description": PENHALIGON_MARK, "counted": True, "scene": 1}]
     assert sheet["effleurement"] == "spent" and sheet["status"] == "active"
     # session_started, the action, the Effleurement.
-    assert_verified(client, campaign, gm, replayed=3)
+    assert assert_verified(client, campaign, gm)["replayed"] == 3
 
 
 def test_JDR_23_instructed_by_names_a_believing_pc_of_the_campaign(

@@ -7,35 +7,28 @@ the offline verifier; one of them rolls real dice and rotates, so its draws are 
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 
 from tests.api.helpers import (
+    STRUCTURAL,
     assert_refused,
     gm_patch,
     last_seq,
     log_entries,
+    new_scene,
+    new_session,
     post_roll,
     rolled,
     sheet_of,
     url,
+    verified_offline,
 )
 from tests.conftest import API, assert_problem
 
 DRACULA = "jdr-express-dracula"
 CTHULHU = "jdr-express-cthulhu"
-STRUCTURAL = {
-    "epoch_opened",
-    "epoch_closed",
-    "client_seed_set",
-    "sheet_edit",
-    "sheet_override",
-    "options_changed",
-}
 JDR_KINDS = {
     "jdr.action",
     "jdr.talisman",
@@ -115,24 +108,6 @@ def follow(client, campaign, caller, kind: str, follows: int, **extra: Any):
 def gm_event(client, campaign, gm, kind: str, character, description: str = ""):
     body = {"kind": kind, "character_id": character["id"], "description": description}
     return rolled(client, campaign, gm, body)
-
-
-def clock(client, campaign, gm, what: str, *, night: bool = False, facts=()):
-    response = client.post(
-        url(campaign, f"/{what}"),
-        json={"night_passed": night, "characters": list(facts)},
-        headers=gm.headers,
-    )
-    assert response.status_code == 201, response.text
-    return response.json()
-
-
-def new_session(client, campaign, gm, **kwargs: Any):
-    return clock(client, campaign, gm, "sessions", **kwargs)
-
-
-def new_scene(client, campaign, gm, **kwargs: Any):
-    return clock(client, campaign, gm, "scenes", **kwargs)
 
 
 def wounds(client, gm, character) -> list[dict[str, Any]]:
@@ -898,23 +873,6 @@ def rule_entries(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e for e in entries if e["kind"] not in STRUCTURAL]
 
 
-def check_export(client, campaign, gm, tmp_path, expected_entries: int) -> None:
-    response = client.get(url(campaign, "/log/export"), headers=gm.headers)
-    assert response.status_code == 200, response.text
-    lines = [json.loads(line) for line in response.text.splitlines()]
-    assert [entry["seq"] for entry in lines] == list(range(1, expected_entries + 1))
-    export = tmp_path / f"{campaign['id']}.ndjson"
-    export.write_bytes(response.content)
-    checked = subprocess.run(
-        [sys.executable, "-m", "app.verify", str(export)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert checked.stdout.startswith(f"OK: {expected_entries} entries checked")
-
-
 def test_replay_every_dracula_kind_verifies_online_and_offline(
     client, gm, player, dracula, hunter, vampire, brigand, tmp_path, forced_dice
 ):
@@ -979,7 +937,8 @@ def test_replay_every_dracula_kind_verifies_online_and_offline(
         "replayed": len(rules),
         "first_failure": None,
     }
-    check_export(client, dracula, gm, tmp_path, len(entries))
+    summary = verified_offline(client, dracula, gm, tmp_path)
+    assert summary.startswith(f"OK: {len(entries)} entries checked")
 
 
 def partial_success(client, campaign, caller, character, context):
@@ -1050,7 +1009,8 @@ def test_replay_every_cthulhu_kind_with_real_dice_then_rotate_re_derives(
         "replayed": len(rules),
         "first_failure": None,
     }
-    check_export(client, cthulhu, gm, tmp_path, len(entries))
+    summary = verified_offline(client, cthulhu, gm, tmp_path)
+    assert summary.startswith(f"OK: {len(entries)} entries checked")
 
 
 def test_JDR_36_a_destroyed_vampire_no_longer_acts(client, gm, make_campaign, make_character):

@@ -9,8 +9,6 @@ sheet change (Willpower checked through GET .../characters/{id}).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,26 +18,21 @@ import pytest
 
 from tests.api.helpers import (
     assert_refused,
+    assert_verified,
     effect,
     gm_patch,
     last_seq,
     log_entries,
+    new_session,
     post_roll,
     rolled,
     sheet_of,
     url,
+    verified_offline,
 )
 from tests.conftest import API, SHEETS, assert_problem
 
 VAM = "vampire"
-STRUCTURAL = {
-    "epoch_opened",
-    "epoch_closed",
-    "client_seed_set",
-    "sheet_edit",
-    "sheet_override",
-    "options_changed",
-}
 ALL_KINDS = {"vampire.action", "vampire.willpower_restore"}
 
 # The player's PC: the pools of the source's examples.
@@ -90,11 +83,6 @@ def restore_body(character, amount: int = 1) -> dict[str, Any]:
 
 def willpower_of(client, caller, character) -> dict[str, int]:
     return sheet_of(client, caller, character)["willpower"]
-
-
-def new_session(client, campaign, gm) -> None:
-    response = client.post(url(campaign, "/sessions"), json={}, headers=gm.headers)
-    assert response.status_code == 201, response.text
 
 
 def faces(entry: dict[str, Any]) -> list[int]:
@@ -823,14 +811,6 @@ def test_a_player_acts_only_for_their_own_character(client, table, gm, player):
 # --- replay ----------------------------------------------------------------------------------
 
 
-def assert_verified(client, campaign, gm) -> dict[str, Any]:
-    report = client.get(url(campaign, "/log/verify"), headers=gm.headers).json()
-    assert report["ok"] is True and report["first_failure"] is None, report
-    rules = [e for e in log_entries(client, campaign, gm) if e["kind"] not in STRUCTURAL]
-    assert report["replayed"] == len(rules), report
-    return report
-
-
 def test_every_vampire_entry_kind_replays_and_verifies_offline(
     client, blank, gm, player, forced_dice, tmp_path
 ):
@@ -863,21 +843,8 @@ def test_every_vampire_entry_kind_replays_and_verifies_offline(
     report = assert_verified(client, campaign, gm)
     assert report["replayed"] == 10 and report["rederived"] == 0
 
-    export = client.get(url(campaign, "/log/export"), headers=gm.headers)
-    assert export.status_code == 200
-    assert len(export.text.splitlines()) == len(entries)
-    assert [json.loads(line)["seq"] for line in export.text.splitlines()] == [
-        e["seq"] for e in entries
-    ]
-    path = tmp_path / "vampire.ndjson"
-    path.write_bytes(export.content)
-    checked = subprocess.run(
-        [sys.executable, "-m", "app.verify", str(path)], capture_output=True, text=True
-    )
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert checked.stdout.startswith(
-        f"OK: {len(entries)} entries checked, 0 re-derived, 10 replayed"
-    ), checked.stdout
+    summary = verified_offline(client, campaign, gm, tmp_path)
+    assert summary.startswith(f"OK: {len(entries)} entries checked, 0 re-derived, 10 replayed")
 
 
 def test_vampire_draws_are_rederived_after_rotation(client, table, gm, player):
