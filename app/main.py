@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -43,6 +44,11 @@ Errors are RFC 9457 `application/problem+json`.
 @asynccontextmanager
 async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     anyio.to_thread.current_default_thread_limiter().total_tokens = get_settings().worker_threads
+    # What start-up loaded (modules, models, routes) lives as long as the process: freezing
+    # it spares every full collection from scanning it again. Unfrozen, a full collection
+    # paused a worker for about 35 ms, which set the tail latency under load.
+    gc.collect()
+    gc.freeze()
     yield
 
 
