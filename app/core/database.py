@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 from functools import lru_cache
 from typing import Annotated, Any
 
+import anyio
 from fastapi import Depends, Request
-from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import Engine, create_engine, event
 from sqlmodel import Session
 
@@ -73,8 +73,8 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
 
     Async only to spare two threadpool hops per request: opening a session does no I/O
     (it connects on first use, in the endpoint's thread), and closing one does none
-    once its transaction has ended; a transaction left open is rolled back in the
-    threadpool like every other database call.
+    once its transaction has ended; a transaction left open is rolled back in a worker
+    thread like every other database call.
     """
     bind = _write_engine() if request.method in WRITE_METHODS else get_engine()
     session = Session(bind, expire_on_commit=False)
@@ -82,7 +82,10 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
         yield session
     finally:
         if session.in_transaction():
-            await run_in_threadpool(session.close)
+            # Not on the default limiter: when endpoints holding all its tokens wait for a
+            # pooled connection, this close is what returns one (a deadlock until the pool
+            # times out). FastAPI exits sync dependencies the same way.
+            await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
         else:
             session.close()
 

@@ -69,6 +69,8 @@ def _lookup(session: Session, key_hash: str) -> User | None:
     if user is not None:
         session.expunge(user)  # shared across requests: detached, read-only
         verified_keys.remember(key_hash, user)
+    # Give the connection back before the endpoint waits for a thread (see SessionRoute).
+    session.rollback()
     return user
 
 

@@ -10,13 +10,13 @@ from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.models import CampaignCreate, CampaignPublic, CampaignsPublic, CampaignUpdate, User
 from app.models.clock import ClockAdvance, ClockPublic
-from app.routers.common import Limit, Offset
+from app.routers.common import Limit, Offset, SessionRoute
 from app.services import campaigns as service
 from app.services.access import get_campaign_access
 from app.services.clock import advance_clock
 from app.services.idempotency import IdempotencyDep, IdempotencyRequest, run_idempotent
 
-router = APIRouter(prefix="/campaigns", tags=["campaigns"])
+router = APIRouter(prefix="/campaigns", tags=["campaigns"], route_class=SessionRoute)
 
 
 @router.post(

@@ -16,12 +16,12 @@ from app.models import (
     utcnow,
 )
 from app.models.character import CharacterKind
-from app.routers.common import Limit, Offset
+from app.routers.common import Limit, Offset, SessionRoute
 from app.services import characters as service
 from app.services.access import can_edit_character, get_campaign_access, get_character_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
 
-router = APIRouter(tags=["characters"])
+router = APIRouter(tags=["characters"], route_class=SessionRoute)
 
 
 @router.post(

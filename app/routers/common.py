@@ -1,10 +1,45 @@
-"""Query parameters shared by the routers."""
+"""What the routers share: the route class of every endpoint, and common query parameters."""
 
-from typing import Annotated
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Annotated, Any
 
 from fastapi import Query
+from fastapi.routing import APIRoute
+from sqlmodel import Session
 
 MAX_PAGE_SIZE = 200
 
 Limit = Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE, description="page size (≤ 200)")]
 Offset = Annotated[int, Query(ge=0, le=1_000_000, description="rows to skip")]
+
+
+def _ending_its_transaction(endpoint: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(endpoint)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return endpoint(*args, **kwargs)
+        finally:
+            for session in kwargs.values():
+                if isinstance(session, Session) and session.in_transaction():
+                    # Nothing uncommitted is kept; what the response reads stays loaded.
+                    session.expunge_all()
+                    session.rollback()
+
+    return run
+
+
+class SessionRoute(APIRoute):
+    """A route whose sync endpoint ends its session's transaction before leaving its thread.
+
+    FastAPI validates a sync endpoint's response in another thread of the pool. A session
+    still in its transaction would hold its pooled connection while it waits for that
+    thread; once every thread waits for a connection, the worker stalls until the pool
+    times out. Writes commit in their service; this ends the reads.
+    """
+
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        if not inspect.iscoroutinefunction(endpoint):
+            endpoint = _ending_its_transaction(endpoint)
+        super().__init__(path, endpoint, **kwargs)

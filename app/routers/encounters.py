@@ -15,12 +15,12 @@ from app.models.encounter import (
     EncounterPublic,
     EncountersPublic,
 )
-from app.routers.common import Limit, Offset
+from app.routers.common import Limit, Offset, SessionRoute
 from app.services import encounters as service
 from app.services.access import get_campaign_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
 
-router = APIRouter(tags=["encounters"])
+router = APIRouter(tags=["encounters"], route_class=SessionRoute)
 
 WRITE_ERRORS = problem_responses(401, 403, 404, 409, 422)
 

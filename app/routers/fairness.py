@@ -10,11 +10,14 @@ from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.models import Campaign, SeedEpoch
 from app.models.entries import ClientSeedUpdate, EpochPublic, FairnessPublic
+from app.routers.common import SessionRoute
 from app.services import log as log_service
 from app.services.access import get_campaign_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
 
-router = APIRouter(prefix="/campaigns/{campaign_id}/fairness", tags=["fairness"])
+router = APIRouter(
+    prefix="/campaigns/{campaign_id}/fairness", tags=["fairness"], route_class=SessionRoute
+)
 
 
 def _epoch_public(epoch: SeedEpoch) -> EpochPublic:

@@ -9,8 +9,9 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.core.database import SessionDep
 from app.core.problems import ServiceUnavailable, problem_responses
+from app.routers.common import SessionRoute
 
-router = APIRouter(tags=["health"])
+router = APIRouter(tags=["health"], route_class=SessionRoute)
 
 
 class HealthPublic(BaseModel):

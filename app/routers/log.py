@@ -13,11 +13,11 @@ from app.core.database import SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.models.entries import EntriesPublic, VerifyPublic
-from app.routers.common import Limit
+from app.routers.common import Limit, SessionRoute
 from app.services import log as log_service
 from app.services.access import CampaignAccess, get_campaign_access
 
-router = APIRouter(prefix="/campaigns/{campaign_id}/log", tags=["log"])
+router = APIRouter(prefix="/campaigns/{campaign_id}/log", tags=["log"], route_class=SessionRoute)
 
 NDJSON = "application/x-ndjson"
 HEAD_HEADER = "Log-Head"

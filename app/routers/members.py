@@ -8,12 +8,14 @@ from app.core.database import SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.models import MemberCreate, MemberPublic, MembersPublic
-from app.routers.common import Limit, Offset
+from app.routers.common import Limit, Offset, SessionRoute
 from app.services import members as service
 from app.services.access import get_campaign_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
 
-router = APIRouter(prefix="/campaigns/{campaign_id}/members", tags=["members"])
+router = APIRouter(
+    prefix="/campaigns/{campaign_id}/members", tags=["members"], route_class=SessionRoute
+)
 
 
 @router.post(

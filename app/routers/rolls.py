@@ -11,7 +11,7 @@ from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.models.entries import EntriesPublic, EntryView
 from app.models.rolls import RollCreate
-from app.routers.common import Limit
+from app.routers.common import Limit, SessionRoute
 from app.services import fabulae as _fabulae_rolls  # noqa: F401 (registers handlers)
 from app.services import jdr as _jdr_rolls  # noqa: F401 (registers handlers)
 from app.services import log as log_service
@@ -20,7 +20,9 @@ from app.services.access import get_campaign_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
 from app.services.rolls import create_roll
 
-router = APIRouter(prefix="/campaigns/{campaign_id}/rolls", tags=["rolls"])
+router = APIRouter(
+    prefix="/campaigns/{campaign_id}/rolls", tags=["rolls"], route_class=SessionRoute
+)
 
 ENTRY_VIEW: TypeAdapter[EntryView] = TypeAdapter(EntryView)
 

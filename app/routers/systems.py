@@ -8,8 +8,9 @@ from pydantic import BaseModel, Field
 from app.core.problems import NotFound, problem_responses
 from app.core.security import CurrentUser
 from app.engine.systems import RULESETS, SystemId
+from app.routers.common import SessionRoute
 
-router = APIRouter(prefix="/systems", tags=["systems"])
+router = APIRouter(prefix="/systems", tags=["systems"], route_class=SessionRoute)
 
 
 class SystemSummary(BaseModel):

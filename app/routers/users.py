@@ -7,8 +7,9 @@ from app.core.problems import Forbidden, problem_responses
 from app.core.security import CurrentUser, hash_api_key, new_api_key
 from app.core.settings import get_settings
 from app.models import User, UserCreate, UserCreated, UserPublic
+from app.routers.common import SessionRoute
 
-router = APIRouter(prefix="/users", tags=["users"])
+router = APIRouter(prefix="/users", tags=["users"], route_class=SessionRoute)
 
 
 @router.post(

@@ -8,6 +8,7 @@ Each test registers its own users and campaign; what they commit stays in the da
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -20,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from fastapi.testclient import TestClient
@@ -27,6 +29,7 @@ from sqlalchemy import Engine
 
 from app.core import database
 from app.core.database import create_db_engine, get_db
+from app.core.security import verified_keys
 from app.main import app
 from tests.conftest import API, ROOT
 
@@ -191,6 +194,42 @@ def test_every_request_session_gives_its_connection_back(
         assert http.get(f"{base}/rolls/999", headers=headers).status_code == 404
         assert http.get(f"{base}/log/verify", headers=headers).json()["ok"] is True
     assert committed_engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+
+
+def test_reads_outnumbering_threads_and_connections_all_finish(
+    db_engine: Engine, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No request holds a pooled connection while it waits for a thread.
+
+    Two threads, two pooled connections, sixteen concurrent reads, half of them looking up
+    their API key: a session still in its transaction after the key lookup or the endpoint
+    would wait for a thread while threads wait for its connection, and nothing would come
+    back before the pool's timeout.
+    """
+    engine = create_db_engine(database_url, pool_size=2, max_overflow=0, pool_timeout=5)
+    monkeypatch.setattr(database, "get_engine", lambda: engine)
+    monkeypatch.setattr(database, "_write_engine", lambda: engine)
+    monkeypatch.delitem(app.dependency_overrides, get_db, raising=False)
+
+    async def read_concurrently() -> list[int]:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = 2
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+            created = await http.post(f"{API}/users", json={"name": "Prince Ventrue"})
+            headers = {"Authorization": f"Bearer {created.json()['api_key']}"}
+            verified_keys.forget_all()
+            with anyio.fail_after(REQUEST_TIMEOUT):
+                responses = await asyncio.gather(
+                    *(http.get(f"{API}/health") for _ in range(8)),
+                    *(http.get(f"{API}/campaigns", headers=headers) for _ in range(8)),
+                )
+        return [response.status_code for response in responses]
+
+    try:
+        assert asyncio.run(read_concurrently()) == [200] * 16
+        assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    finally:
+        engine.dispose()
 
 
 def test_concurrent_duplicates_with_one_idempotency_key_create_one_entry(
