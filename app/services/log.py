@@ -32,12 +32,19 @@ PAGE_FETCH = 200
 logger = logging.getLogger("nocturne.rules")
 _log_table = LogEntry.__table__  # type: ignore[attr-defined]
 _campaign_table = Campaign.__table__  # type: ignore[attr-defined]
-LOG_INSERT = insert(_log_table)
+# Parameters named apart from every column: an UPDATE would take a parameter named after
+# one of its table's columns (campaign.created_at) as one more column to set.
+LOG_INSERT = insert(_log_table).values(
+    {column.name: bindparam(f"entry_{column.name}", type_=column.type) for column in _log_table.c}
+)
 HEAD_UPDATE = (
     update(_campaign_table)
-    .where(_campaign_table.c.id == bindparam("campaign_id"))
-    .values(last_seq=bindparam("last_seq"), last_hash=bindparam("last_hash"))
+    .where(_campaign_table.c.id == bindparam("entry_campaign_id"))
+    .values(last_seq=bindparam("entry_seq"), last_hash=bindparam("entry_hash"))
 )
+# PostgreSQL runs both in one statement (a data-modifying CTE): one round trip less on
+# every append. SQLite has no such CTE and takes them one at a time.
+APPEND_AND_ADVANCE = HEAD_UPDATE.add_cte(LOG_INSERT.cte("appended"))
 
 
 class Entry(Protocol):
@@ -90,7 +97,8 @@ class SealedEntry:
 
 def now_rfc3339() -> str:
     """FAIR-10: RFC 3339 UTC with microseconds, e.g. 2026-11-29T12:00:00.000000Z."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # isoformat is several times cheaper than strftime, and this runs on every append.
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def append_entry(
@@ -127,10 +135,13 @@ def append_entry(
         content["follows"] = follows
     sealed = seal(content, campaign.last_hash)
     # Core statements: appending is the hot path, and the unit of work adds nothing here.
-    session.execute(LOG_INSERT, {"campaign_id": campaign.id, **sealed})
-    session.execute(
-        HEAD_UPDATE, {"campaign_id": campaign.id, "last_seq": seq, "last_hash": sealed["hash"]}
-    )
+    row = {"campaign_id": campaign.id, "follows": None, **sealed}
+    params = {f"entry_{name}": value for name, value in row.items()}
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(APPEND_AND_ADVANCE, params)
+    else:
+        session.execute(LOG_INSERT, params)
+        session.execute(HEAD_UPDATE, params)
     set_committed_value(campaign, "last_seq", seq)
     set_committed_value(campaign, "last_hash", sealed["hash"])
     return SealedEntry(sealed)
