@@ -49,6 +49,9 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     # paused a worker for about 35 ms, which set the tail latency under load.
     gc.collect()
     gc.freeze()
+    # A request allocates thousands of objects that die with it; collecting the young
+    # generation every 700 allocations (the default) cost 5-8% of an audited roll's CPU.
+    gc.set_threshold(10_000, *gc.get_threshold()[1:])
     yield
 
 
