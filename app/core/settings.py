@@ -21,9 +21,11 @@ class Settings(BaseSettings):
         default_factory=list, description="comma-separated origins allowed by CORS (none default)"
     )
     log_level: str = "INFO"
-    # Sync endpoints run in a thread pool; past a few threads per worker they only
-    # contend for the GIL, so requests wait their turn on the event loop instead.
-    worker_threads: int = Field(default=8, ge=1, le=200)
+    # Sync endpoints run in a thread pool. Two threads per worker keep it busy while one
+    # waits on the database; more only contend for the GIL (on 2 cores, 2 threads served
+    # audited rolls 25% faster than 8, see BENCHMARKS.md). Raise it where slow requests,
+    # such as verifying very long logs, would otherwise hold both threads.
+    worker_threads: int = Field(default=2, ge=1, le=200)
     sqlite_busy_timeout_ms: int = 30_000
 
     @field_validator("cors_origins", mode="before")
