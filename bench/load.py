@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 
@@ -20,6 +20,13 @@ class Result:
     errors: int = 0
     latencies: list[float] = field(default_factory=list)
     seconds: float = 0.0
+
+    def add(self, other: Result) -> None:
+        """Fold in another measured window (rounds of one run)."""
+        self.requests += other.requests
+        self.errors += other.errors
+        self.latencies += other.latencies
+        self.seconds += other.seconds
 
     @property
     def rps(self) -> float:
@@ -64,7 +71,6 @@ async def _client(
     port: int,
     make_request: Callable[[int], bytes],
     expected: int,
-    start: float,
     warmup_end: float,
     end: float,
     result: Result,
@@ -89,7 +95,7 @@ async def _client(
 
 def run_load(
     host: str,
-    port: int,
+    ports: Sequence[int],
     make_request: Callable[[int], bytes],
     *,
     clients: int,
@@ -97,7 +103,10 @@ def run_load(
     warmup: float = 1.0,
     expected: int = 200,
 ) -> Result:
-    """Drive `clients` connections for warmup + seconds; only the measured window counts."""
+    """Drive `clients` connections for warmup + seconds; only the measured window counts.
+
+    Client i connects to ports[i % len(ports)]: one port per worker spreads them evenly.
+    """
 
     async def main() -> Result:
         result = Result(seconds=seconds)
@@ -106,7 +115,9 @@ def run_load(
         end = warmup_end + seconds
         await asyncio.gather(
             *(
-                _client(host, port, make_request, expected, start, warmup_end, end, result, i)
+                _client(
+                    host, ports[i % len(ports)], make_request, expected, warmup_end, end, result, i
+                )
                 for i in range(clients)
             )
         )
