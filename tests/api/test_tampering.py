@@ -46,6 +46,12 @@ def lift_append_only_trigger(session):
         session.execute(text("DROP TRIGGER log_entry_no_delete"))
 
 
+def commit_tampering(session):
+    """Into the test's outer transaction, as another writer's change: no request undoes it."""
+    session.commit()
+    session.expire_all()
+
+
 def verify_api(client, gm, campaign):
     return client.get(url(campaign, "/log/verify"), headers=gm.headers).json()
 
@@ -111,7 +117,7 @@ def test_FAIR_14_a_changed_field_is_caught(session, client, gm, campaign_with_ro
     session.execute(
         update(LogEntry).where(where(campaign_with_rolls, 3)).values(result={"total": 12})
     )
-    session.expire_all()
+    commit_tampering(session)
     failure = verify_api(client, gm, campaign_with_rolls)["first_failure"]
     assert failure["seq"] == 3 and "content_hash" in failure["reason"]
 
@@ -126,7 +132,7 @@ def test_FAIR_14_a_deleted_entry_is_caught(session, client, gm, campaign_with_ro
     lines, _head = export_lines(client, gm, campaign_with_rolls)
     lift_append_only_trigger(session)
     session.execute(delete(LogEntry).where(where(campaign_with_rolls, 4)))
-    session.expire_all()
+    commit_tampering(session)
     failure = verify_api(client, gm, campaign_with_rolls)["first_failure"]
     assert failure == {"seq": 5, "reason": "seq gap: expected 4, found 5"}
 
@@ -147,7 +153,7 @@ def test_FAIR_14_two_swapped_entries_are_caught(session, client, gm, campaign_wi
             .where(where(campaign_with_rolls, entry.seq))
             .values(request=request, draws=draws, result=result)
         )
-    session.expire_all()
+    commit_tampering(session)
     failure = verify_api(client, gm, campaign_with_rolls)["first_failure"]
     assert failure["seq"] == 2 and "content_hash" in failure["reason"]
 
@@ -172,7 +178,7 @@ def test_FAIR_14_a_truncated_tail_is_caught(session, client, gm, campaign_with_r
             (LogEntry.campaign_id == uuid.UUID(campaign_with_rolls["id"])) & (LogEntry.seq >= 7)
         )
     )
-    session.expire_all()
+    commit_tampering(session)
     failure = verify_api(client, gm, campaign_with_rolls)["first_failure"]
     assert failure["seq"] == 7 and "head is seq 8" in failure["reason"]
 
@@ -188,7 +194,7 @@ def test_FAIR_14_a_wrong_revealed_seed_is_caught(session, client, gm, make_campa
         .where(SeedEpoch.campaign_id == uuid.UUID(campaign["id"]), SeedEpoch.number == 1)
         .values(server_seed=secrets.token_bytes(32).hex())
     )
-    session.expire_all()
+    commit_tampering(session)
     client.post(url(campaign, "/fairness/rotate"), headers=gm.headers)
     failure = verify_api(client, gm, campaign)["first_failure"]
     assert failure == {"seq": 3, "reason": "revealed seed does not match the commitment of epoch 1"}
