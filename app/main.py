@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -41,9 +42,9 @@ Errors are RFC 9457 `application/problem+json`.
 """
 
 
-@asynccontextmanager
-async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-    anyio.to_thread.current_default_thread_limiter().total_tokens = get_settings().worker_threads
+@functools.cache
+def tune_garbage_collector() -> None:
+    """Once per process, when the app starts serving."""
     # What start-up loaded (modules, models, routes) lives as long as the process: freezing
     # it spares every full collection from scanning it again. Unfrozen, a full collection
     # paused a worker for about 35 ms, which set the tail latency under load.
@@ -52,6 +53,13 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     # A request allocates thousands of objects that die with it; collecting the young
     # generation every 700 allocations (the default) cost 5-8% of an audited roll's CPU.
     gc.set_threshold(10_000, *gc.get_threshold()[1:])
+
+
+@asynccontextmanager
+async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    limiter = anyio.to_thread.current_default_thread_limiter()
+    limiter.total_tokens = get_settings().thread_pool_size
+    tune_garbage_collector()
     yield
 
 

@@ -7,7 +7,8 @@ a 10,000-entry log. Writes the figures to BENCHMARKS.md with the machine they ca
 
     python -m bench.run [--seconds 8] [--workers 2] [--entries 10000]
 
-WORKER_THREADS sets the threads of each worker as it does for the service (default 2).
+WORKER_THREADS sets the threads of each worker as it does for the service (default 2 on
+PostgreSQL).
 
 BENCH_DATABASE_URL picks the database (default: nocturne_bench on the local server; it
 is created if missing and its public schema is recreated).
@@ -328,7 +329,7 @@ def write_report(
     pg_version: str,
 ) -> None:
     info = machine()
-    threads = get_settings().worker_threads
+    threads = get_settings().thread_pool_size
     at16 = next(r for r in rows if r[0] == 16)
     at64 = next(r for r in rows if r[0] == 64)
     ratio = at16[2].rps / at16[1].rps if at16[1].rps else 0.0

@@ -21,11 +21,9 @@ class Settings(BaseSettings):
         default_factory=list, description="comma-separated origins allowed by CORS (none default)"
     )
     log_level: str = "INFO"
-    # Sync endpoints run in a thread pool. Two threads per worker keep it busy while one
-    # waits on the database; more only contend for the GIL (on 2 cores, 2 threads served
-    # audited rolls 25% faster than 8, see BENCHMARKS.md). Raise it where slow requests,
-    # such as verifying very long logs, would otherwise hold both threads.
-    worker_threads: int = Field(default=2, ge=1, le=200)
+    worker_threads: int | None = Field(
+        default=None, ge=1, le=200, description="threads per worker (see thread_pool_size)"
+    )
     sqlite_busy_timeout_ms: int = 30_000
 
     @field_validator("cors_origins", mode="before")
@@ -39,6 +37,19 @@ class Settings(BaseSettings):
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+    @property
+    def thread_pool_size(self) -> int:
+        """Threads per worker for sync endpoints: WORKER_THREADS, or a default by database.
+
+        PostgreSQL: two keep a worker busy while one waits on the database; more only
+        contend for the GIL (on 2 cores, 2 threads served audited rolls 25% faster than 8,
+        see BENCHMARKS.md). SQLite: a writer waits for the file's lock in its thread, up to
+        the busy timeout, so eight keep the reads flowing meanwhile.
+        """
+        if self.worker_threads is not None:
+            return self.worker_threads
+        return 8 if self.is_sqlite else 2
 
 
 @lru_cache

@@ -24,13 +24,16 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from app.core import database
 from app.core.database import create_db_engine, get_db
 from app.core.security import verified_keys
+from app.core.settings import Settings
 from app.main import app
+from app.routers.common import SessionRoute
 from tests.conftest import API, ROOT
 
 ROLL = {"kind": "dice", "notation": "1d6"}
@@ -230,6 +233,36 @@ def test_reads_outnumbering_threads_and_connections_all_finish(
         assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
     finally:
         engine.dispose()
+
+
+def _api_routes(routes: list[Any]) -> Iterator[APIRoute]:
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        included = getattr(route, "original_router", None)  # FastAPI's included routers
+        if included is not None:
+            yield from _api_routes(included.routes)
+
+
+def test_every_route_ends_its_transaction_in_its_own_thread() -> None:
+    # A route without it would bring back the stall the test above guards against.
+    routes = list(_api_routes(app.routes))
+    documented = {
+        operation["operationId"]
+        for path in app.openapi()["paths"].values()
+        for operation in path.values()
+    }
+    assert {route.operation_id for route in routes} == documented  # all of them were found
+    assert [route.path for route in routes if not isinstance(route, SessionRoute)] == []
+
+
+def test_thread_pool_size_defaults_by_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("WORKER_THREADS", raising=False)
+    postgres = "postgresql+psycopg://postgres@localhost/nocturne"
+    assert Settings(database_url=postgres).thread_pool_size == 2
+    # SQLite writers wait for the file lock in their thread: more threads keep reads going.
+    assert Settings(database_url="sqlite:///./nocturne.db").thread_pool_size == 8
+    assert Settings(database_url=postgres, worker_threads=5).thread_pool_size == 5
 
 
 def test_concurrent_duplicates_with_one_idempotency_key_create_one_entry(
