@@ -77,9 +77,9 @@ def update_campaign(
 ) -> CampaignPublic:
     """Rename a campaign or change its options (GM only)."""
     access = get_campaign_access(session, campaign_id, user, lock=True)
-    service.update_campaign(session, access, data)
+    campaign = service.update_campaign(session, access, data)
     session.commit()
-    return service.campaign_public(access.campaign, access.role)
+    return service.campaign_public(campaign, access.role)
 
 
 @router.delete(

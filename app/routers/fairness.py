@@ -12,7 +12,7 @@ from app.models import Campaign, SeedEpoch
 from app.models.entries import ClientSeedUpdate, EpochPublic, FairnessPublic
 from app.routers.common import SessionRoute
 from app.services import log as log_service
-from app.services.access import get_campaign_access
+from app.services.access import LockedCampaign, get_campaign_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
 
 router = APIRouter(
@@ -34,7 +34,7 @@ def _epoch_public(epoch: SeedEpoch) -> EpochPublic:
     )
 
 
-def fairness_view(session: Session, campaign: Campaign) -> FairnessPublic:
+def fairness_view(session: Session, campaign: Campaign | LockedCampaign) -> FairnessPublic:
     epochs = log_service.list_epochs(session, campaign)
     current = next(e for e in epochs if e.number == campaign.current_epoch)
     return FairnessPublic(
@@ -54,9 +54,10 @@ def get_fairness(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID)
     """Show the current epoch's commitment and client seed, and past epochs' revealed seeds."""
     access = get_campaign_access(session, campaign_id, user)
     if access.campaign.current_epoch == 0:  # a campaign from before the audit log
-        access = get_campaign_access(session, campaign_id, user, lock=True)
-        log_service.current_epoch(session, access)
+        locked = get_campaign_access(session, campaign_id, user, lock=True)
+        log_service.current_epoch(session, locked)
         session.commit()
+        return fairness_view(session, locked.campaign)
     return fairness_view(session, access.campaign)
 
 

@@ -3,24 +3,67 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any, Generic, Literal, TypeVar, overload
 
-from sqlalchemy import bindparam
+import sqlalchemy as sa
+from sqlalchemy import bindparam, update
 from sqlmodel import Session, col, select
 
 from app.core.problems import Forbidden, NotFound
 from app.models import Campaign, CampaignMember, Character, SeedEpoch, User
 
 
-@dataclass
-class CampaignAccess:
-    """A campaign as one member sees it; `epoch` is its current seed epoch once locked."""
+@dataclass(slots=True)
+class LockedCampaign:
+    """A campaign row this transaction holds locked (FAIR-5): what the rules read of it,
+    and the head of its log, which every append advances.
 
-    campaign: Campaign
+    Read by one Core query, not loaded as an ORM object: on an audited roll, loading the
+    campaign and its epoch as ORM entities cost more CPU than all the rest of the roll's
+    database work. Whatever changes the row does it with `update_locked_campaign`.
+    """
+
+    id: uuid.UUID
+    system: str
+    options: dict[str, Any]
+    current_session: int
+    current_scene: int
+    current_epoch: int
+    last_seq: int
+    last_hash: str
+    deleted_at: datetime | None
+
+    @classmethod
+    def created(cls, campaign: Campaign) -> LockedCampaign:
+        """A campaign this transaction has just inserted: nobody else can see it yet."""
+        return cls(*(getattr(campaign, name) for name in _LOCKED_CAMPAIGN_FIELDS))
+
+
+@dataclass(slots=True)
+class CurrentEpoch:
+    """The campaign's open seed epoch, read with the lock (FAIR-1..3)."""
+
+    number: int
+    server_seed: str
+    commitment: str
+    client_seed: str
+    first_roll_seq: int | None
+
+
+CampaignT = TypeVar("CampaignT", Campaign, LockedCampaign)
+
+
+@dataclass
+class MemberAccess(Generic[CampaignT]):
+    """A campaign as one member sees it: the ORM row to read, or the row locked to write."""
+
+    campaign: CampaignT
     user: User
     role: str
-    epoch: SeedEpoch | None = None
+    # Read with the lock; None for a campaign from before the audit log (no epoch yet).
+    epoch: CurrentEpoch | None = None
 
     @property
     def is_gm(self) -> bool:
@@ -31,10 +74,21 @@ class CampaignAccess:
             raise Forbidden(f"only the campaign's GM may {action}")
 
 
+# What most services take: they read the campaign the same way whether it is locked.
+CampaignAccess = MemberAccess[Any]
+LockedAccess = MemberAccess[LockedCampaign]
+
+
 def campaign_not_found(campaign_id: uuid.UUID) -> NotFound:
     # The same answer for "does not exist" and "you are not a member": existence stays private.
     return NotFound(f"campaign {campaign_id} not found, or you are not one of its members")
 
+
+_campaigns = Campaign.__table__  # type: ignore[attr-defined]
+_epochs = SeedEpoch.__table__  # type: ignore[attr-defined]
+_members = CampaignMember.__table__  # type: ignore[attr-defined]
+_LOCKED_CAMPAIGN_FIELDS = tuple(field.name for field in fields(LockedCampaign))
+_CURRENT_EPOCH_FIELDS = tuple(field.name for field in fields(CurrentEpoch))
 
 # Built once: every request reads its campaign, and rebuilding the statement (and its cache
 # key) cost more than running it.
@@ -42,19 +96,57 @@ _ACCESS = (
     select(Campaign, CampaignMember.role)
     .join(CampaignMember, col(CampaignMember.campaign_id) == col(Campaign.id))
     .where(Campaign.id == bindparam("campaign_id"), CampaignMember.user_id == bindparam("user_id"))
+    # Writers change the row with Core statements (update_locked_campaign, appends): a copy
+    # already in the session must take the row as it is now.
+    .execution_options(populate_existing=True)
 )
-# FAIR-5: the roll's lock on the campaign row, with its current seed epoch in the same query.
+# FAIR-5: the writer's lock on the campaign row, with its current seed epoch in the same
+# query. Columns in the order of LockedCampaign, then the role, then CurrentEpoch.
 _LOCKED_ACCESS = (
-    _ACCESS.add_columns(SeedEpoch)
-    .outerjoin(
-        SeedEpoch,
-        (col(SeedEpoch.campaign_id) == col(Campaign.id))
-        & (col(SeedEpoch.number) == col(Campaign.current_epoch)),
+    sa.select(
+        *(_campaigns.c[name] for name in _LOCKED_CAMPAIGN_FIELDS),
+        _members.c.role,
+        *(_epochs.c[name] for name in _CURRENT_EPOCH_FIELDS),
     )
-    .with_for_update(of=Campaign)
+    .select_from(
+        _campaigns.join(_members, _members.c.campaign_id == _campaigns.c.id).outerjoin(
+            _epochs,
+            (_epochs.c.campaign_id == _campaigns.c.id)
+            & (_epochs.c.number == _campaigns.c.current_epoch),
+        )
+    )
+    .where(_campaigns.c.id == bindparam("campaign_id"), _members.c.user_id == bindparam("user_id"))
+    .with_for_update(of=_campaigns)
 )
 
 
+@overload
+def get_campaign_access(
+    session: Session,
+    campaign_id: uuid.UUID,
+    user: User,
+    *,
+    lock: Literal[False] = False,
+    include_deleted: bool = False,
+) -> MemberAccess[Campaign]: ...
+@overload
+def get_campaign_access(
+    session: Session,
+    campaign_id: uuid.UUID,
+    user: User,
+    *,
+    lock: Literal[True],
+    include_deleted: bool = False,
+) -> LockedAccess: ...
+@overload
+def get_campaign_access(
+    session: Session,
+    campaign_id: uuid.UUID,
+    user: User,
+    *,
+    lock: bool,
+    include_deleted: bool = False,
+) -> CampaignAccess: ...
 def get_campaign_access(
     session: Session,
     campaign_id: uuid.UUID,
@@ -65,20 +157,51 @@ def get_campaign_access(
 ) -> CampaignAccess:
     """The campaign and the caller's role, or 404.
 
-    `lock` holds the campaign row until commit (FAIR-5), and loads the current seed epoch
-    in the same query: whoever locks is about to append to the log.
+    `lock` holds the campaign row until commit (FAIR-5) and reads it as a LockedCampaign,
+    with the current seed epoch in the same query: whoever locks is about to append to
+    the log.
     """
-    statement: Any = _LOCKED_ACCESS if lock else _ACCESS
     params = {"campaign_id": campaign_id, "user_id": user.id}
-    row: Any = session.execute(statement, params).first()
+    row: Any = session.execute(_LOCKED_ACCESS if lock else _ACCESS, params).first()
     if row is None:
         raise campaign_not_found(campaign_id)
-    campaign, role = row[0], row[1]
+    access: CampaignAccess
+    if lock:
+        size = len(_LOCKED_CAMPAIGN_FIELDS)
+        campaign: Any = LockedCampaign(*row[:size])
+        epoch = row[size + 1 :]
+        access = MemberAccess(
+            campaign, user, row[size], CurrentEpoch(*epoch) if epoch[0] is not None else None
+        )
+    else:
+        # Held here: the session's identity map keeps only objects someone references.
+        campaign = row[0]
+        access = MemberAccess(campaign, user, row[1])
     if campaign.deleted_at is not None and not include_deleted:
         raise campaign_not_found(campaign_id)
-    # Held here: the session's identity map keeps only objects someone references.
-    epoch = row[2] if lock else None
-    return CampaignAccess(campaign=campaign, user=user, role=role, epoch=epoch)
+    return access
+
+
+def update_locked_campaign(session: Session, campaign: LockedCampaign, **values: Any) -> None:
+    """Change the locked campaign's row, and the locked view of it."""
+    session.execute(update(_campaigns).where(_campaigns.c.id == campaign.id).values(**values))
+    for name, value in values.items():
+        if name in _LOCKED_CAMPAIGN_FIELDS:
+            setattr(campaign, name, value)
+
+
+def update_current_epoch(
+    session: Session, campaign: LockedCampaign, epoch: CurrentEpoch, **values: Any
+) -> None:
+    """Change the open epoch's row (its client seed, first roll, close), and the view of it."""
+    session.execute(
+        update(_epochs)
+        .where(_epochs.c.campaign_id == campaign.id, _epochs.c.number == epoch.number)
+        .values(**values)
+    )
+    for name, value in values.items():
+        if name in _CURRENT_EPOCH_FIELDS:
+            setattr(epoch, name, value)
 
 
 def get_character_access(

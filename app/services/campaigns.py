@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import func
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from app.engine.systems import get_ruleset
@@ -15,7 +18,7 @@ from app.models import (
     User,
     utcnow,
 )
-from app.services.access import CampaignAccess
+from app.services.access import LockedAccess, LockedCampaign, update_locked_campaign
 from app.services.log import append_entry, open_epoch
 
 
@@ -30,7 +33,11 @@ def create_campaign(session: Session, user: User, data: CampaignCreate) -> Campa
     session.add(campaign)
     session.flush()
     session.add(CampaignMember(campaign_id=campaign.id, user_id=user.id, role="gm"))
-    open_epoch(session, campaign, user.id)
+    head = LockedCampaign.created(campaign)
+    open_epoch(session, head, user.id)
+    # Keep the ORM copy in step with the row that the epoch's statements changed.
+    for name in ("current_epoch", "last_seq", "last_hash"):
+        set_committed_value(campaign, name, getattr(head, name))
     return campaign
 
 
@@ -56,10 +63,12 @@ def list_campaigns(
     return [(campaign, role) for campaign, role in rows], count
 
 
-def update_campaign(session: Session, access: CampaignAccess, data: CampaignUpdate) -> None:
+def update_campaign(session: Session, access: LockedAccess, data: CampaignUpdate) -> Campaign:
+    """Apply the GM's changes; returns the campaign as it now stands."""
     access.require_gm("edit the campaign")
     campaign = access.campaign
     changes = data.model_dump(exclude_unset=True)
+    values: dict[str, Any] = {"updated_at": utcnow()}
     if changes.get("options") is not None:
         options = get_ruleset(campaign.system).validate_options(changes["options"])
         if options != campaign.options:
@@ -72,15 +81,21 @@ def update_campaign(session: Session, access: CampaignAccess, data: CampaignUpda
                 request={"options": options},
                 effects=[{"field": "options", "before": campaign.options, "after": options}],
             )
-            campaign.options = options
+            values["options"] = options
     if changes.get("name") is not None:
-        campaign.name = changes["name"]
-    campaign.updated_at = utcnow()
-    session.add(campaign)
+        values["name"] = changes["name"]
+    update_locked_campaign(session, campaign, **values)
+    return load_campaign(session, campaign)
 
 
-def delete_campaign(session: Session, access: CampaignAccess) -> None:
+def load_campaign(session: Session, campaign: LockedCampaign) -> Campaign:
+    """The whole row of a locked campaign, as this transaction left it."""
+    row = session.get(Campaign, campaign.id, populate_existing=True)
+    assert row is not None  # locked by this transaction, so it exists
+    return row
+
+
+def delete_campaign(session: Session, access: LockedAccess) -> None:
     """Soft delete: members lose access, the GM keeps the audit log for export (FAIR-12)."""
     access.require_gm("delete the campaign")
-    access.campaign.deleted_at = utcnow()
-    session.add(access.campaign)
+    update_locked_campaign(session, access.campaign, deleted_at=utcnow())

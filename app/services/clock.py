@@ -10,7 +10,7 @@ from app.core.problems import Conflict, Unprocessable
 from app.engine.systems import get_ruleset
 from app.models import Character, utcnow
 from app.models.clock import ClockAdvance
-from app.services.access import CampaignAccess
+from app.services.access import CampaignAccess, LockedAccess, update_locked_campaign
 from app.services.log import SealedEntry, record_resolution
 
 
@@ -45,7 +45,7 @@ def _characters(
 
 
 def advance_clock(
-    session: Session, access: CampaignAccess, data: ClockAdvance, *, new_session: bool
+    session: Session, access: LockedAccess, data: ClockAdvance, *, new_session: bool
 ) -> SealedEntry:
     """Start the next scene, or the next session (which also opens its first scene)."""
     access.require_gm("start sessions and scenes")
@@ -67,8 +67,11 @@ def advance_clock(
         kind="session_started" if new_session else "scene_started",
         request=request,
     )
-    campaign.current_session = entry.result["session"]
-    campaign.current_scene = entry.result["scene"]
-    campaign.updated_at = utcnow()
-    session.add(campaign)
+    update_locked_campaign(
+        session,
+        campaign,
+        current_session=entry.result["session"],
+        current_scene=entry.result["scene"],
+        updated_at=utcnow(),
+    )
     return entry

@@ -1,6 +1,6 @@
 """The campaign log: appending sealed entries, seed epochs, what each member may see.
 
-Every function that appends expects the campaign row locked by the caller
+Every function that appends takes the campaign as locked by the caller
 (`get_campaign_access(..., lock=True)`): the lock is what makes seq gap-free (FAIR-5).
 """
 
@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from sqlalchemy import ColumnElement, Text, bindparam, cast, insert, literal_column, update
-from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from app.core.problems import Conflict, NotFound
@@ -26,12 +25,20 @@ from app.engine.audit import Report, redact, revealed_seeds, seal, verify_log
 from app.engine.dice import HmacDiceStream, commitment
 from app.engine.errors import EngineError
 from app.models import Campaign, Character, LogEntry, SeedEpoch
-from app.services.access import CampaignAccess
+from app.services.access import (
+    CampaignAccess,
+    CurrentEpoch,
+    LockedAccess,
+    LockedCampaign,
+    update_current_epoch,
+    update_locked_campaign,
+)
 
 PAGE_FETCH = 200
 logger = logging.getLogger("nocturne.rules")
 _log_table = LogEntry.__table__  # type: ignore[attr-defined]
 _campaign_table = Campaign.__table__  # type: ignore[attr-defined]
+_epoch_table = SeedEpoch.__table__  # type: ignore[attr-defined]
 # Parameters named apart from every column: an UPDATE would take a parameter named after
 # one of its table's columns (campaign.created_at) as one more column to set.
 LOG_INSERT = insert(_log_table).values(
@@ -103,7 +110,7 @@ def now_rfc3339() -> str:
 
 def append_entry(
     session: Session,
-    campaign: Campaign,
+    campaign: LockedCampaign,
     *,
     kind: str,
     actor_id: uuid.UUID,
@@ -142,15 +149,15 @@ def append_entry(
     else:
         session.execute(LOG_INSERT, params)
         session.execute(HEAD_UPDATE, params)
-    set_committed_value(campaign, "last_seq", seq)
-    set_committed_value(campaign, "last_hash", sealed["hash"])
+    campaign.last_seq = seq
+    campaign.last_hash = sealed["hash"]
     return SealedEntry(sealed)
 
 
 # --- seed epochs (FAIR-1..4) -------------------------------------------------------------
 
 
-def open_epoch(session: Session, campaign: Campaign, actor_id: uuid.UUID) -> SeedEpoch:
+def open_epoch(session: Session, campaign: LockedCampaign, actor_id: uuid.UUID) -> CurrentEpoch:
     """A fresh secret seed; its commitment is published as an entry before any roll (FAIR-2)."""
     seed = secrets.token_bytes(32)
     number = campaign.current_epoch + 1
@@ -163,31 +170,36 @@ def open_epoch(session: Session, campaign: Campaign, actor_id: uuid.UUID) -> See
         epoch=number,
         result={"campaign_id": str(campaign.id), "commitment": digest},
     )
-    epoch = SeedEpoch(
-        campaign_id=campaign.id,
+    epoch = CurrentEpoch(
         number=number,
         server_seed=seed.hex(),
         commitment=digest,
-        opened_seq=entry.seq,
+        client_seed="",
+        first_roll_seq=None,
     )
-    campaign.current_epoch = number
-    session.add(epoch)
+    # Core like the rest of the epoch's writes: the session holds no SeedEpoch to flush.
+    session.execute(
+        insert(_epoch_table).values(
+            campaign_id=campaign.id,
+            number=number,
+            server_seed=epoch.server_seed,
+            commitment=digest,
+            client_seed="",
+            opened_seq=entry.seq,
+        )
+    )
+    update_locked_campaign(session, campaign, current_epoch=number)
     return epoch
 
 
-def current_epoch(session: Session, access: CampaignAccess) -> SeedEpoch:
-    """The open epoch (loaded with the campaign lock), opened now for a pre-log campaign."""
-    campaign = access.campaign
-    epoch = access.epoch
-    if epoch is None or epoch.number != campaign.current_epoch:
-        epoch = session.get(SeedEpoch, (campaign.id, campaign.current_epoch))
-    if epoch is None:
-        epoch = open_epoch(session, campaign, access.user.id)
-    access.epoch = epoch
-    return epoch
+def current_epoch(session: Session, access: LockedAccess) -> CurrentEpoch:
+    """The open epoch (read with the campaign lock), opened now for a pre-log campaign."""
+    if access.epoch is None:
+        access.epoch = open_epoch(session, access.campaign, access.user.id)
+    return access.epoch
 
 
-def rotate_epoch(session: Session, access: CampaignAccess) -> None:
+def rotate_epoch(session: Session, access: LockedAccess) -> None:
     """FAIR-4: close and reveal the current epoch, open the next, in one transaction."""
     access.require_gm("rotate the seed")
     campaign = access.campaign
@@ -200,12 +212,11 @@ def rotate_epoch(session: Session, access: CampaignAccess) -> None:
         epoch=epoch.number,
         result={"server_seed": epoch.server_seed, "commitment": epoch.commitment},
     )
-    epoch.closed_seq = entry.seq
-    session.add(epoch)
+    update_current_epoch(session, campaign, epoch, closed_seq=entry.seq)
     access.epoch = open_epoch(session, campaign, access.user.id)
 
 
-def set_client_seed(session: Session, access: CampaignAccess, client_seed: str) -> None:
+def set_client_seed(session: Session, access: LockedAccess, client_seed: str) -> None:
     """FAIR-3: any member sets the client seed while the epoch has served no roll."""
     epoch = current_epoch(session, access)
     if epoch.first_roll_seq is not None:
@@ -223,16 +234,17 @@ def set_client_seed(session: Session, access: CampaignAccess, client_seed: str) 
         request={"client_seed": client_seed},
         result={"client_seed": client_seed},
     )
-    epoch.client_seed = client_seed
-    session.add(epoch)
+    update_current_epoch(session, access.campaign, epoch, client_seed=client_seed)
 
 
-def list_epochs(session: Session, campaign: Campaign) -> list[SeedEpoch]:
+def list_epochs(session: Session, campaign: Campaign | LockedCampaign) -> list[SeedEpoch]:
     return list(
         session.exec(
             select(SeedEpoch)
             .where(SeedEpoch.campaign_id == campaign.id)
             .order_by(col(SeedEpoch.number))
+            # Epochs are written with Core statements: never trust a copy already loaded.
+            .execution_options(populate_existing=True)
         ).all()
     )
 
@@ -242,7 +254,7 @@ def list_epochs(session: Session, campaign: Campaign) -> list[SeedEpoch]:
 
 def record_resolution(
     session: Session,
-    access: CampaignAccess,
+    access: LockedAccess,
     *,
     kind: str,
     request: dict[str, Any],
@@ -285,8 +297,7 @@ def record_resolution(
     )
     apply_effects(session, campaign, resolution.effects)
     if catalog.is_roll_kind(kind) and epoch.first_roll_seq is None:
-        epoch.first_roll_seq = entry.seq
-        session.add(epoch)
+        update_current_epoch(session, campaign, epoch, first_roll_seq=entry.seq)
     return entry
 
 
@@ -301,7 +312,9 @@ def _set_path(document: dict[str, Any], path: str, value: Any) -> Any:
     return before
 
 
-def apply_effects(session: Session, campaign: Campaign, effects: list[dict[str, Any]]) -> None:
+def apply_effects(
+    session: Session, campaign: LockedCampaign, effects: list[dict[str, Any]]
+) -> None:
     """Write the engine's sheet changes; each names the value it expects to replace."""
     sheets: dict[str, Character] = {}
     for effect in effects:
