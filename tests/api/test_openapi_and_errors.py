@@ -25,6 +25,36 @@ def test_openapi_document_is_valid_openapi_3_1(client):
     validate(document)
 
 
+def test_the_docs_list_resources_in_reading_order_whatever_the_matching_order(client):
+    document = client.get("/openapi.json").json()
+    tags = [tag["name"] for tag in document["tags"]]
+    assert tags == [
+        "health",
+        "users",
+        "systems",
+        "campaigns",
+        "members",
+        "characters",
+        "rolls",
+        "log",
+        "fairness",
+        "encounters",
+    ]
+    assert all(tag["description"] for tag in document["tags"])
+    used = {tag for _, _, operation in operations(document) for tag in operation["tags"]}
+    assert used == set(tags)
+
+
+def test_rolls_are_matched_right_after_the_health_check():
+    """FastAPI tries routers in order: the hot path must not wait behind the others."""
+    prefixes = [
+        route.original_router.prefix
+        for route in create_app().router.routes
+        if hasattr(route, "original_router")
+    ]
+    assert prefixes[:3] == ["", "/campaigns/{campaign_id}/rolls", "/campaigns/{campaign_id}/log"]
+
+
 def test_every_operation_is_documented_for_integrators(client):
     document = client.get("/openapi.json").json()
     ids = []
