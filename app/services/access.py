@@ -100,23 +100,42 @@ _ACCESS = (
     # already in the session must take the row as it is now.
     .execution_options(populate_existing=True)
 )
-# FAIR-5: the writer's lock on the campaign row, with its current seed epoch in the same
-# query. Columns in the order of LockedCampaign, then the role, then CurrentEpoch.
+# FAIR-5: the writer's lock on the campaign row, with its open seed epoch in the same query.
+# Both rows are locked, not just the campaign's: under READ COMMITTED, a statement that
+# waited for a lock re-reads only the rows it locks, and would otherwise miss a client seed
+# or a first roll that the transaction it waited for had just committed.
+_CAMPAIGN_COLUMNS = [_campaigns.c[name] for name in _LOCKED_CAMPAIGN_FIELDS]
+_MEMBER_OF = _campaigns.join(_members, _members.c.campaign_id == _campaigns.c.id)
+_THE_MEMBER = (_campaigns.c.id == bindparam("campaign_id")) & (
+    _members.c.user_id == bindparam("user_id")
+)
+# Columns in the order of LockedCampaign, then the role, then CurrentEpoch.
 _LOCKED_ACCESS = (
     sa.select(
-        *(_campaigns.c[name] for name in _LOCKED_CAMPAIGN_FIELDS),
+        *_CAMPAIGN_COLUMNS,
         _members.c.role,
         *(_epochs.c[name] for name in _CURRENT_EPOCH_FIELDS),
     )
     .select_from(
-        _campaigns.join(_members, _members.c.campaign_id == _campaigns.c.id).outerjoin(
+        _MEMBER_OF.join(
             _epochs,
             (_epochs.c.campaign_id == _campaigns.c.id)
             & (_epochs.c.number == _campaigns.c.current_epoch),
         )
     )
-    .where(_campaigns.c.id == bindparam("campaign_id"), _members.c.user_id == bindparam("user_id"))
+    .where(_THE_MEMBER)
+    .with_for_update(of=[_campaigns, _epochs])
+)
+# When that finds nothing: the campaign alone, then its epoch in a statement of its own.
+_LOCKED_CAMPAIGN = (
+    sa.select(*_CAMPAIGN_COLUMNS, _members.c.role)
+    .select_from(_MEMBER_OF)
+    .where(_THE_MEMBER)
     .with_for_update(of=_campaigns)
+)
+_OPEN_EPOCH = sa.select(*(_epochs.c[name] for name in _CURRENT_EPOCH_FIELDS)).where(
+    _epochs.c.campaign_id == bindparam("campaign_id"),
+    _epochs.c.number == bindparam("number"),
 )
 
 
@@ -162,24 +181,39 @@ def get_campaign_access(
     the log.
     """
     params = {"campaign_id": campaign_id, "user_id": user.id}
-    row: Any = session.execute(_LOCKED_ACCESS if lock else _ACCESS, params).first()
-    if row is None:
-        raise campaign_not_found(campaign_id)
     access: CampaignAccess
     if lock:
-        size = len(_LOCKED_CAMPAIGN_FIELDS)
-        campaign: Any = LockedCampaign(*row[:size])
-        epoch = row[size + 1 :]
-        access = MemberAccess(
-            campaign, user, row[size], CurrentEpoch(*epoch) if epoch[0] is not None else None
-        )
+        access = _lock(session, campaign_id, user, params)
     else:
+        row: Any = session.execute(_ACCESS, params).first()
+        if row is None:
+            raise campaign_not_found(campaign_id)
         # Held here: the session's identity map keeps only objects someone references.
-        campaign = row[0]
-        access = MemberAccess(campaign, user, row[1])
-    if campaign.deleted_at is not None and not include_deleted:
+        access = MemberAccess(row[0], user, row[1])
+    if access.campaign.deleted_at is not None and not include_deleted:
         raise campaign_not_found(campaign_id)
     return access
+
+
+def _lock(
+    session: Session, campaign_id: uuid.UUID, user: User, params: dict[str, Any]
+) -> LockedAccess:
+    size = len(_LOCKED_CAMPAIGN_FIELDS)
+    epoch: CurrentEpoch | None
+    row: Any = session.execute(_LOCKED_ACCESS, params).first()
+    if row is not None:
+        epoch = CurrentEpoch(*row[size + 1 :])
+    else:
+        # Not a member; or a campaign from before the audit log, with no epoch yet; or the
+        # epoch rotated while this waited for the lock. Statements run from here on see
+        # everything committed before the lock was granted.
+        row = session.execute(_LOCKED_CAMPAIGN, params).first()
+        if row is None:
+            raise campaign_not_found(campaign_id)
+        current = {"campaign_id": campaign_id, "number": row.current_epoch}
+        found = session.execute(_OPEN_EPOCH, current).first()
+        epoch = CurrentEpoch(*found) if found is not None else None
+    return MemberAccess(LockedCampaign(*row[:size]), user, row[size], epoch)
 
 
 def update_locked_campaign(session: Session, campaign: LockedCampaign, **values: Any) -> None:

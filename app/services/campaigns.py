@@ -89,7 +89,7 @@ def update_campaign(session: Session, access: LockedAccess, data: CampaignUpdate
 
 
 def load_campaign(session: Session, campaign: LockedCampaign) -> Campaign:
-    """The whole row of a locked campaign, as this transaction left it."""
+    """The whole row of a locked campaign, as this transaction's statements left it."""
     row = session.get(Campaign, campaign.id, populate_existing=True)
     assert row is not None  # locked by this transaction, so it exists
     return row

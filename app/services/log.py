@@ -124,6 +124,8 @@ def append_entry(
     follows: int | None = None,
 ) -> SealedEntry:
     """Seal the next entry onto the chain (FAIR-10/11) and advance the campaign's head."""
+    if not isinstance(campaign, LockedCampaign):  # an ORM Campaign: read without the lock
+        raise TypeError("append only to a campaign locked by get_campaign_access(lock=True)")
     seq = campaign.last_seq + 1
     content: dict[str, Any] = {
         "seq": seq,
