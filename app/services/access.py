@@ -251,6 +251,11 @@ def get_character_access(
         raise NotFound(
             f"character {character_id} not found, or not in one of your campaigns"
         ) from None
+    if lock:
+        # Read again under the lock: a roll or an edit may have changed it while we waited.
+        session.refresh(character)
+        if character.deleted_at is not None:
+            raise NotFound(f"character {character_id} not found, or not in one of your campaigns")
     return character, access
 
 

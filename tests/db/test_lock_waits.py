@@ -23,10 +23,11 @@ from sqlmodel import Session
 from app.core import database
 from app.core.database import create_db_engine, get_db
 from app.main import app
-from app.models import User
+from app.models import Character, CharacterUpdate, User
 from app.services import log as log_service
 from app.services.access import LockedAccess, get_campaign_access
-from tests.conftest import API
+from app.services.characters import update_character
+from tests.conftest import API, SHEETS
 
 ROLL = {"kind": "dice", "notation": "1d6"}
 WAIT_TIMEOUT = 10.0
@@ -192,3 +193,36 @@ def test_FAIR_5_nothing_is_appended_to_a_campaign_read_without_the_lock(
     locked = get_campaign_access(session, campaign_id, user, lock=True)
     entry = log_service.append_entry(session, locked.campaign, kind="dice", actor_id=user.id)
     assert (entry.seq, locked.campaign.last_seq) == (2, 2)
+
+
+def test_FAIR_5_a_sheet_edit_that_waited_merges_onto_the_sheet_as_committed(
+    engine: Engine,
+) -> None:
+    with TestClient(app) as http:
+        user_id, headers, base = _campaign(http)
+        character = http.post(
+            f"{base}/characters",
+            json={"name": "Anatole", "kind": "pc", "sheet": SHEETS["vampire"]},
+            headers=headers,
+        ).json()
+    url = f"{API}/characters/{character['id']}"
+
+    def edit_force(session: Session, access: LockedAccess) -> None:
+        sheet = session.get(Character, uuid.UUID(character["id"]))
+        assert sheet is not None
+        update_character(
+            session, access, sheet, CharacterUpdate(sheet={"attributes": {"force": 3}})
+        )
+
+    edited = _behind_the_lock(
+        engine,
+        user_id,
+        base,
+        edit_force,
+        lambda http: http.patch(
+            url, json={"sheet": {"attributes": {"charisme": 4}}}, headers=headers
+        ),
+    )
+    assert edited.status_code == 200, edited.text
+    attributes = edited.json()["sheet"]["attributes"]
+    assert (attributes["force"], attributes["charisme"]) == (3, 4)
