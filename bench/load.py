@@ -13,6 +13,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+try:  # the event loop uvicorn runs on too: the less CPU the load takes, the more the server gets
+    from uvloop import run as run_loop
+except ImportError:  # uvicorn[standard] leaves it out on Windows
+    from asyncio import run as run_loop
+
 
 @dataclass
 class Result:
@@ -123,7 +128,7 @@ def run_load(
         )
         return result
 
-    return asyncio.run(main())
+    return run_loop(main())
 
 
 async def _one(host: str, port: int, request: bytes) -> tuple[int, bytes]:
