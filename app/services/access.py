@@ -100,10 +100,11 @@ _ACCESS = (
     # already in the session must take the row as it is now.
     .execution_options(populate_existing=True)
 )
-# FAIR-5: the writer's lock on the campaign row, with its open seed epoch in the same query.
-# Both rows are locked, not just the campaign's: under READ COMMITTED, a statement that
-# waited for a lock re-reads only the rows it locks, and would otherwise miss a client seed
-# or a first roll that the transaction it waited for had just committed.
+# FAIR-5: the writer's lock on the campaign row, with the caller's membership and the open
+# seed epoch in the same query. All three rows are locked, not just the campaign's: under
+# READ COMMITTED, a statement that waited for a lock re-reads only the rows it locks, and
+# would otherwise miss what the transaction it waited for had just committed (a member
+# removed, a client seed set, the epoch's first roll).
 _CAMPAIGN_COLUMNS = [_campaigns.c[name] for name in _LOCKED_CAMPAIGN_FIELDS]
 _MEMBER_OF = _campaigns.join(_members, _members.c.campaign_id == _campaigns.c.id)
 _THE_MEMBER = (_campaigns.c.id == bindparam("campaign_id")) & (
@@ -124,14 +125,14 @@ _LOCKED_ACCESS = (
         )
     )
     .where(_THE_MEMBER)
-    .with_for_update(of=[_campaigns, _epochs])
+    .with_for_update(of=[_campaigns, _members, _epochs])
 )
 # When that finds nothing: the campaign alone, then its epoch in a statement of its own.
 _LOCKED_CAMPAIGN = (
     sa.select(*_CAMPAIGN_COLUMNS, _members.c.role)
     .select_from(_MEMBER_OF)
     .where(_THE_MEMBER)
-    .with_for_update(of=_campaigns)
+    .with_for_update(of=[_campaigns, _members])
 )
 _OPEN_EPOCH = sa.select(*(_epochs.c[name] for name in _CURRENT_EPOCH_FIELDS)).where(
     _epochs.c.campaign_id == bindparam("campaign_id"),

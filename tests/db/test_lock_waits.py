@@ -27,6 +27,7 @@ from app.models import Character, CharacterUpdate, User
 from app.services import log as log_service
 from app.services.access import LockedAccess, get_campaign_access
 from app.services.characters import update_character
+from app.services.members import remove_member
 from tests.conftest import API, SHEETS
 
 ROLL = {"kind": "dice", "notation": "1d6"}
@@ -226,3 +227,29 @@ def test_FAIR_5_a_sheet_edit_that_waited_merges_onto_the_sheet_as_committed(
     assert edited.status_code == 200, edited.text
     attributes = edited.json()["sheet"]["attributes"]
     assert (attributes["force"], attributes["charisme"]) == (3, 4)
+
+
+def test_FAIR_13_a_roll_that_waited_behind_its_players_removal_is_refused(
+    engine: Engine,
+) -> None:
+    with TestClient(app) as http:
+        user_id, headers, base = _campaign(http)
+        player = http.post(f"{API}/users", json={"name": "Beckett"}).json()
+        added = http.post(f"{base}/members", json={"user_id": player["id"]}, headers=headers)
+        assert added.status_code == 201, added.text
+    player_headers = {"Authorization": f"Bearer {player['api_key']}"}
+
+    def remove(session: Session, access: LockedAccess) -> None:
+        remove_member(session, access, uuid.UUID(player["id"]))
+
+    refused = _behind_the_lock(
+        engine,
+        user_id,
+        base,
+        remove,
+        lambda http: http.post(f"{base}/rolls", json=ROLL, headers=player_headers),
+    )
+    assert refused.status_code == 404, refused.text
+    with TestClient(app) as http:
+        kinds = [entry["kind"] for entry in http.get(f"{base}/log", headers=headers).json()["data"]]
+    assert "dice" not in kinds
