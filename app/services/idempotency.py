@@ -3,7 +3,8 @@
 The key is claimed in its own short transaction, so a concurrent duplicate sees it and
 gets 409. The response is stored in the same transaction as the work it answers, so a key
 marked done always has its work committed, and a key still pending after
-`ABANDONED_AFTER` never had its work committed and may be taken over.
+`ABANDONED_AFTER` never had its work committed and may be taken over. A request that was
+only stalling then finds the key no longer its own claim, and keeps nothing (409).
 """
 
 from __future__ import annotations
@@ -13,14 +14,14 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Annotated, Any
 
 import rfc8785
 from fastapi import Depends, Header, Request
 from fastapi.responses import JSONResponse
 from pydantic_core import to_jsonable_python
-from sqlalchemy import insert
+from sqlalchemy import delete, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, update
 
@@ -82,10 +83,12 @@ def run_idempotent(
     work: Callable[[], Any],
 ) -> JSONResponse:
     """Run `work` (which must not commit) once per key, commit, and answer with its result."""
+    claimed_at: datetime | None = None
     if idempotency is not None:
-        replay = _claim(session, user.id, scope, idempotency)
-        if replay is not None:
-            return replay
+        claim = _claim(session, user.id, scope, idempotency)
+        if isinstance(claim, JSONResponse):
+            return claim
+        claimed_at = claim
     media_type = None
     try:
         try:
@@ -94,27 +97,43 @@ def run_idempotent(
             # The rules refused, but the attempt belongs in the log (FAB-14): keep it.
             status_code, body, media_type = refusal.status, refusal.body(), PROBLEM_MEDIA_TYPE
         if idempotency is not None:
-            session.exec(
+            stored = session.exec(
                 update(IdempotencyKey)
-                .where(
-                    col(IdempotencyKey.user_id) == user.id,
-                    col(IdempotencyKey.scope) == scope,
-                    col(IdempotencyKey.key) == idempotency.key,
-                )
+                .where(_still_claimed(user.id, scope, idempotency.key, claimed_at))
                 .values(status_code=status_code, response_body=body, completed_at=utcnow())
             )
+            if stored.rowcount != 1:
+                # This request stalled past ABANDONED_AFTER and a retry took the key over:
+                # the retry's work is the one that counts, and this one's is rolled back.
+                raise Conflict(
+                    "a retry with this Idempotency-Key took it over while this request was "
+                    "still running; retry to get its response"
+                )
         session.commit()
     except BaseException:
         session.rollback()
         if idempotency is not None:
-            _release(session, user.id, scope, idempotency.key)
+            _release(session, user.id, scope, idempotency.key, claimed_at)
         raise
     return JSONResponse(body, status_code=status_code, media_type=media_type)
 
 
+def _still_claimed(user_id: uuid.UUID, scope: str, key: str, claimed_at: datetime | None) -> Any:
+    """The key's row while it is still the pending claim made at `claimed_at`."""
+    return (
+        (col(IdempotencyKey.user_id) == user_id)
+        & (col(IdempotencyKey.scope) == scope)
+        & (col(IdempotencyKey.key) == key)
+        & (col(IdempotencyKey.created_at) == claimed_at)
+        & col(IdempotencyKey.status_code).is_(None)
+    )
+
+
 def _claim(
     session: Session, user_id: uuid.UUID, scope: str, idempotency: IdempotencyRequest
-) -> JSONResponse | None:
+) -> JSONResponse | datetime:
+    """The stored response to replay, or the time this request claimed the key at."""
+    claimed_at = utcnow()
     try:
         # A Core INSERT: the key may already sit in this session's identity map.
         session.execute(
@@ -123,11 +142,11 @@ def _claim(
                 scope=scope,
                 key=idempotency.key,
                 fingerprint=idempotency.fingerprint,
-                created_at=utcnow(),
+                created_at=claimed_at,
             )
         )
         session.commit()
-        return None
+        return claimed_at
     except IntegrityError:
         session.rollback()
     stored = session.get(IdempotencyKey, (user_id, scope, idempotency.key), populate_existing=True)
@@ -145,30 +164,24 @@ def _claim(
             headers={REPLAY_HEADER: "true"},
             media_type=PROBLEM_MEDIA_TYPE if stored.status_code >= 400 else None,
         )
-    if stored.created_at < utcnow() - ABANDONED_AFTER:
+    if stored.created_at < claimed_at - ABANDONED_AFTER:
         # Pending this long means its work never committed: take the key over.
         taken = session.exec(
             update(IdempotencyKey)
-            .where(
-                col(IdempotencyKey.user_id) == user_id,
-                col(IdempotencyKey.scope) == scope,
-                col(IdempotencyKey.key) == idempotency.key,
-                col(IdempotencyKey.created_at) == stored.created_at,
-                col(IdempotencyKey.status_code).is_(None),
-            )
-            .values(created_at=utcnow())
+            .where(_still_claimed(user_id, scope, idempotency.key, stored.created_at))
+            .values(created_at=claimed_at)
         )
         session.commit()
         if taken.rowcount == 1:
-            return None
+            return claimed_at
     raise Conflict(
         "a request with this Idempotency-Key is still being processed; retry in a moment"
     )
 
 
-def _release(session: Session, user_id: uuid.UUID, scope: str, key: str) -> None:
-    """The work failed: forget the key so the client may retry."""
-    stored = session.get(IdempotencyKey, (user_id, scope, key), populate_existing=True)
-    if stored is not None and stored.status_code is None:
-        session.delete(stored)
-        session.commit()
+def _release(
+    session: Session, user_id: uuid.UUID, scope: str, key: str, claimed_at: datetime | None
+) -> None:
+    """The work failed: forget the key so the client may retry, unless a retry now holds it."""
+    session.execute(delete(IdempotencyKey).where(_still_claimed(user_id, scope, key, claimed_at)))
+    session.commit()

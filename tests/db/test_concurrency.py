@@ -18,6 +18,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,9 @@ from app.core.database import create_db_engine, get_db
 from app.core.security import verified_keys
 from app.core.settings import Settings
 from app.main import app
+from app.routers import rolls as rolls_router
 from app.routers.common import SessionRoute
+from app.services import idempotency
 from tests.conftest import API, ROOT
 
 ROLL = {"kind": "dice", "notation": "1d6"}
@@ -307,6 +310,39 @@ def test_concurrent_duplicates_with_one_idempotency_key_create_one_entry(
         entries = _assert_gap_free_and_verified(http, campaign_id, headers, rolls=1)
     assert entries[1]["seq"] == bodies[0]["seq"] == 2
     assert entries[1]["hash"] == bodies[0]["hash"]
+
+
+def test_a_request_whose_idempotency_key_a_retry_took_over_keeps_nothing(
+    committed_app: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request that stalls past ABANDONED_AFTER loses its key to the retry: one roll only."""
+    monkeypatch.setattr(idempotency, "ABANDONED_AFTER", timedelta(0))
+    with TestClient(app) as http:
+        headers, campaign_id = _register_gm_and_campaign(http, "Baron Abetorius")
+    url = f"{API}/campaigns/{campaign_id}/rolls"
+    keyed = {**headers, "Idempotency-Key": f"stalled-{uuid.uuid4().hex}"}
+    lock_campaign = rolls_router.get_campaign_access
+    retried: list[Any] = []
+
+    def stall_the_first_request(*args: Any, **kwargs: Any) -> Any:
+        if not retried:  # the first request, its key claimed, stalls: its client retries
+            retried.append(None)
+            with ThreadPoolExecutor(1) as pool, TestClient(app) as other:
+                retried[0] = pool.submit(other.post, url, json=ROLL, headers=keyed).result()
+        return lock_campaign(*args, **kwargs)
+
+    monkeypatch.setattr(rolls_router, "get_campaign_access", stall_the_first_request)
+    with TestClient(app) as http:
+        first = http.post(url, json=ROLL, headers=keyed)
+        replay = http.post(url, json=ROLL, headers=keyed)
+        log = _all_log_entries(http, campaign_id, headers)
+
+    assert first.status_code == 409, first.text
+    assert "took it over" in first.json()["detail"]
+    assert retried[0].status_code == 201, retried[0].text
+    assert (replay.status_code, replay.headers.get("idempotent-replayed")) == (201, "true")
+    assert replay.json() == retried[0].json()
+    assert [entry["kind"] for entry in log] == ["epoch_opened", "dice"]
 
 
 # --- several server processes on one database ---------------------------------------------
