@@ -54,6 +54,10 @@ def get_fairness(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID)
     """Show the current epoch's commitment and client seed, and past epochs' revealed seeds."""
     access = get_campaign_access(session, campaign_id, user)
     if access.campaign.current_epoch == 0:  # a campaign from before the audit log
+        # Its first epoch opens now: a write, in a transaction begun as a writer (on SQLite
+        # a read transaction cannot become one once another writer has committed).
+        session.rollback()
+        session.connection(execution_options={"sqlite_begin": "IMMEDIATE"})
         locked = get_campaign_access(session, campaign_id, user, lock=True)
         log_service.current_epoch(session, locked)
         session.commit()

@@ -1,8 +1,10 @@
 """Seed epochs, commitments, client seeds, rotation and reveal (FAIR-1..4, FAIR-6)."""
 
 import hashlib
+import uuid
 
 from app.engine.dice import HmacDiceStream
+from app.models import Campaign, CampaignMember
 from tests.conftest import API, assert_problem
 
 
@@ -138,3 +140,41 @@ def test_FAIR_14_closed_epochs_are_re_derived_by_verify(client, gm, make_campaig
 def test_non_member_sees_no_fairness(client, gm, outsider, make_campaign):
     campaign = make_campaign()
     assert_problem(client.get(url(campaign, "/fairness"), headers=outsider.headers), 404)
+
+
+def pre_log_campaign(session, gm):
+    """A campaign as stored before the audit log existed: no seed epoch, no entry yet."""
+    gm_id = uuid.UUID(gm.id)
+    campaign = Campaign(name="Londres 1888", system="jdr-express-dracula", gm_id=gm_id)
+    session.add(campaign)
+    session.flush()
+    session.add(CampaignMember(campaign_id=campaign.id, user_id=gm_id, role="gm"))
+    session.commit()
+    return {"id": str(campaign.id)}
+
+
+def test_FAIR_2_a_campaign_from_before_the_log_commits_its_first_epoch_when_first_shown(
+    client, session, gm
+):
+    campaign = pre_log_campaign(session, gm)
+    shown = client.get(url(campaign, "/fairness"), headers=gm.headers)
+    assert shown.status_code == 200, shown.text
+    current = shown.json()["current"]
+    assert (current["epoch"], current["first_seq"], current["server_seed"]) == (1, 1, None)
+    again = client.get(url(campaign, "/fairness"), headers=gm.headers).json()
+    assert again["current"] == current  # opened once, not at every look
+    log = client.get(url(campaign, "/log"), headers=gm.headers).json()["data"]
+    assert [(entry["seq"], entry["kind"]) for entry in log] == [(1, "epoch_opened")]
+
+
+def test_FAIR_2_a_roll_on_a_campaign_from_before_the_log_commits_its_first_epoch_first(
+    client, session, gm
+):
+    campaign = pre_log_campaign(session, gm)
+    rolled = roll(client, campaign, gm, "2d6")
+    assert (rolled["seq"], rolled["epoch"]) == (2, 1)
+    log = client.get(url(campaign, "/log"), headers=gm.headers).json()["data"]
+    assert [entry["kind"] for entry in log] == ["epoch_opened", "dice"]
+    fairness = client.get(url(campaign, "/fairness"), headers=gm.headers).json()
+    assert fairness["current"]["first_roll_seq"] == 2
+    assert client.get(url(campaign, "/log/verify"), headers=gm.headers).json()["ok"] is True

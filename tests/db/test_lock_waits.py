@@ -23,7 +23,7 @@ from sqlmodel import Session
 from app.core import database
 from app.core.database import create_db_engine, get_db
 from app.main import app
-from app.models import Character, CharacterUpdate, User
+from app.models import Campaign, CampaignMember, Character, CharacterUpdate, User
 from app.services import log as log_service
 from app.services.access import LockedAccess, get_campaign_access
 from app.services.characters import update_character
@@ -253,3 +253,32 @@ def test_FAIR_13_a_roll_that_waited_behind_its_players_removal_is_refused(
     with TestClient(app) as http:
         kinds = [entry["kind"] for entry in http.get(f"{base}/log", headers=headers).json()["data"]]
     assert "dice" not in kinds
+
+
+def test_FAIR_2_a_look_that_waited_behind_the_first_epoch_shows_it_and_opens_none(
+    engine: Engine,
+) -> None:
+    with TestClient(app) as http:
+        user = http.post(f"{API}/users", json={"name": "Mithras"}).json()
+    headers = {"Authorization": f"Bearer {user['api_key']}"}
+    user_id = uuid.UUID(user["id"])
+    with Session(engine) as setup:  # stored before the audit log: no epoch, no entry
+        campaign = Campaign(name="London by Night", system="vampire", gm_id=user_id)
+        setup.add(campaign)
+        setup.flush()
+        setup.add(CampaignMember(campaign_id=campaign.id, user_id=user_id, role="gm"))
+        setup.commit()
+        base = f"{API}/campaigns/{campaign.id}"
+
+    shown = _behind_the_lock(
+        engine,
+        user_id,
+        base,
+        log_service.current_epoch,
+        lambda http: http.get(f"{base}/fairness", headers=headers),
+    )
+    assert shown.status_code == 200, shown.text
+    assert (shown.json()["current"]["epoch"], shown.json()["past"]) == (1, [])
+    with TestClient(app) as http:
+        log = http.get(f"{base}/log", headers=headers).json()["data"]
+    assert [entry["kind"] for entry in log] == ["epoch_opened"]
