@@ -20,9 +20,9 @@ class LockedCampaign:
     """A campaign row this transaction holds locked (FAIR-5): what the rules read of it,
     and the head of its log, which every append advances.
 
-    Read by one Core query, not loaded as an ORM object: on an audited roll, loading the
-    campaign and its epoch as ORM entities cost more CPU than all the rest of the roll's
-    database work. Whatever changes the row does it with `update_locked_campaign`.
+    Read with Core, not loaded as an ORM object: loading the campaign and its epoch as ORM
+    entities took about a tenth of an audited roll's server CPU. Whatever changes the row
+    does it with `update_locked_campaign`.
     """
 
     id: uuid.UUID
@@ -178,8 +178,8 @@ def get_campaign_access(
     """The campaign and the caller's role, or 404.
 
     `lock` holds the campaign row until commit (FAIR-5) and reads it as a LockedCampaign,
-    with the current seed epoch in the same query: whoever locks is about to append to
-    the log.
+    with the caller's membership and the open seed epoch, locked in the same query:
+    whoever locks is about to append to the log.
     """
     params = {"campaign_id": campaign_id, "user_id": user.id}
     access: CampaignAccess
