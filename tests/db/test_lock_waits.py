@@ -102,6 +102,11 @@ def _behind_the_lock(
             return waiting.result(timeout=WAIT_TIMEOUT)
 
 
+def _rolling(base: str, headers: dict[str, str]) -> Callable[[TestClient], Any]:
+    """The request that will wait for the lock: a roll."""
+    return lambda http: http.post(f"{base}/rolls", json=ROLL, headers=headers)
+
+
 def _verified(http: TestClient, base: str, headers: dict[str, str]) -> dict[str, Any]:
     """Rotate so every epoch's seed is revealed, then verify the whole log (FAIR-14)."""
     assert http.post(f"{base}/fairness/rotate", headers=headers).status_code == 201
@@ -118,13 +123,7 @@ def test_FAIR_3_a_roll_that_waited_draws_with_the_client_seed_set_meanwhile(
     def set_seed(session: Session, access: LockedAccess) -> None:
         log_service.set_client_seed(session, access, "table-chosen")
 
-    rolled = _behind_the_lock(
-        engine,
-        user_id,
-        base,
-        set_seed,
-        lambda http: http.post(f"{base}/rolls", json=ROLL, headers=headers),
-    )
+    rolled = _behind_the_lock(engine, user_id, base, set_seed, _rolling(base, headers))
     assert rolled.status_code == 201, rolled.text
     with TestClient(app) as http:
         fairness = http.get(f"{base}/fairness", headers=headers).json()
@@ -170,7 +169,7 @@ def test_FAIR_4_a_roll_that_waited_behind_a_rotation_rolls_in_the_new_epoch(
         user_id,
         base,
         log_service.rotate_epoch,
-        lambda http: http.post(f"{base}/rolls", json=ROLL, headers=headers),
+        _rolling(base, headers),
     )
     assert rolled.status_code == 201, rolled.text
     assert rolled.json()["epoch"] == 2
@@ -242,13 +241,7 @@ def test_FAIR_13_a_roll_that_waited_behind_its_players_removal_is_refused(
     def remove(session: Session, access: LockedAccess) -> None:
         remove_member(session, access, uuid.UUID(player["id"]))
 
-    refused = _behind_the_lock(
-        engine,
-        user_id,
-        base,
-        remove,
-        lambda http: http.post(f"{base}/rolls", json=ROLL, headers=player_headers),
-    )
+    refused = _behind_the_lock(engine, user_id, base, remove, _rolling(base, player_headers))
     assert refused.status_code == 404, refused.text
     with TestClient(app) as http:
         kinds = [entry["kind"] for entry in http.get(f"{base}/log", headers=headers).json()["data"]]
