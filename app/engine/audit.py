@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import rfc8785
+from pydantic import ValidationError
 
-from app.engine import catalog as kinds
 from app.engine.dice import Draw, ReplayDice, commitment, rederive_faces
 from app.engine.errors import EngineError
+from app.engine.registry import STRUCTURAL_KINDS, Registry
 
 GENESIS_HASH = "0" * 64
 CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{0,64}")
@@ -36,6 +37,8 @@ CONTENT_FIELDS = (
     "result",
     "effects",
 )
+# Optional content fields: `follows` on follow-ups (FAIR-9), `rules` on every entry the
+# rules resolve (absent from entries made before rules versions: version 1).
 
 
 def content_of(entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -198,6 +201,7 @@ def revealed_seeds(entries: Iterable[Mapping[str, Any]]) -> dict[int, bytes]:
 def verify_log(
     entries: Iterable[Mapping[str, Any]],
     *,
+    registry: Registry,
     campaign_id: str | None = None,
     head: tuple[int, str] | None = None,
     seeds: Mapping[int, bytes] | None = None,
@@ -220,7 +224,9 @@ def verify_log(
         for entry in ordered:
             if not isinstance(entry, Mapping):
                 raise _Stop(expected_seq, "entry is not a JSON object")
-            _check_entry(entry, expected_seq, prev_hash, epochs, seeds, report, campaign_id)
+            _check_entry(
+                entry, expected_seq, prev_hash, epochs, seeds, report, campaign_id, registry
+            )
             report.entries_checked += 1
             prev_hash = str(entry["hash"])
             expected_seq += 1
@@ -249,6 +255,7 @@ def _check_entry(
     seeds: Mapping[int, bytes],
     report: Report,
     campaign_id: str | None,
+    registry: Registry,
 ) -> None:
     redacted = entry.get("redacted") is True
     required = REDACTED_FIELDS if redacted else (*CONTENT_FIELDS, *HASH_FIELDS)
@@ -281,7 +288,7 @@ def _check_entry(
         raise _Stop(seq, f"epoch {epoch_number} is used before its commitment was published")
     if epoch.closed:
         raise _Stop(seq, f"entry in epoch {epoch_number} after its seed was revealed (FAIR-4)")
-    is_roll = kinds.is_roll_kind(kind)
+    is_roll = registry.is_roll(kind)
     if is_roll and epoch.first_roll_seq is None:
         epoch.first_roll_seq = seq
     if redacted:
@@ -296,17 +303,15 @@ def _check_entry(
         _record_client_seed(seq, epoch, result)
     elif kind == "epoch_closed":
         _check_reveal(seq, epoch_number, epoch, result)
-    elif kind in kinds.KINDS:
+    elif kind not in STRUCTURAL_KINDS:
         if not isinstance(entry["draws"], list) or not isinstance(entry["request"], Mapping):
             raise _Stop(seq, "draws must be a list and request an object")
         revealed = seeds.get(epoch_number)
         if revealed is not None and entry["draws"]:
             _rederive(entry, seq, epoch_number, epoch, revealed)
             report.rederived += 1
-        _replay(entry, seq, kind)
+        _replay(entry, seq, registry)
         report.replayed += 1
-    elif kind not in kinds.STRUCTURAL_KINDS:
-        raise _Stop(seq, f"unknown entry kind '{kind}'")
 
 
 def _open(seq: int, number: int, epochs: dict[int, _Epoch]) -> None:
@@ -368,16 +373,26 @@ def _rederive(
         raise _Stop(seq, "draws do not match the revealed seed's stream (FAIR-6)")
 
 
-def _replay(entry: Mapping[str, Any], seq: int, kind: str) -> None:
+def _replay(entry: Mapping[str, Any], seq: int, registry: Registry) -> None:
+    """FAIR-14: the request and draws, through the rules of the entry's version, give the
+    recorded result and effects."""
+    try:
+        rules = registry.for_entry(entry)
+    except EngineError as exc:
+        raise _Stop(seq, exc.detail) from None
     dice = ReplayDice(entry["draws"])
     try:
-        resolution = kinds.resolve(kind, entry["request"], dice)
+        request = rules.kind.parse_request(entry["request"])
+        resolution = rules.kind.resolve(request, dice, rules.version)
         dice.assert_consumed()
     except EngineError as exc:
         raise _Stop(seq, f"replay failed: {exc.detail}") from None
+    except ValidationError as exc:
+        where = ".".join(str(part) for part in exc.errors()[0]["loc"])
+        raise _Stop(seq, f"replay failed: the request does not fit its kind at {where}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise _Stop(seq, f"replay failed: malformed request ({exc!r})") from None
-    if resolution.result != entry["result"]:
+    if resolution.result.dump() != entry["result"]:
         raise _Stop(seq, "replaying the request and draws gives another result")
-    if resolution.effects != entry["effects"]:
+    if [effect.dump() for effect in resolution.effects] != entry["effects"]:
         raise _Stop(seq, "replaying the request and draws gives other effects")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Iterator, Sequence
-from typing import Any, Protocol, TypedDict
+from typing import Protocol, TypedDict, TypeVar
 
 from app.engine.errors import DiceError
 
@@ -149,7 +149,17 @@ def rederive_faces(
     return [stream.roll(s) for s in sides]
 
 
-def roll_off(tied: list[dict[str, Any]], dice: DiceSource, sides: int) -> list[dict[str, Any]]:
+class RollOffRow(Protocol):
+    """An initiative row that may have to break a tie."""
+
+    character_id: str
+    rolloff: list[int]
+
+
+RowT = TypeVar("RowT", bound=RollOffRow)
+
+
+def roll_off(tied: list[RowT], dice: DiceSource, sides: int) -> list[RowT]:
     """Break a tie: each rolls one die, higher first; those still tied roll again.
 
     Every face is appended to the row's `rolloff`, so the order can be replayed.
@@ -159,9 +169,9 @@ def roll_off(tied: list[dict[str, Any]], dice: DiceSource, sides: int) -> list[d
     faces = {}
     for row in tied:
         face = dice.roll(sides)
-        row["rolloff"].append(face)
-        faces[row["character_id"]] = face
-    ordered: list[dict[str, Any]] = []
+        row.rolloff.append(face)
+        faces[row.character_id] = face
+    ordered: list[RowT] = []
     for face in sorted(set(faces.values()), reverse=True):
-        ordered.extend(roll_off([r for r in tied if faces[r["character_id"]] == face], dice, sides))
+        ordered.extend(roll_off([r for r in tied if faces[r.character_id] == face], dice, sides))
     return ordered

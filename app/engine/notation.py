@@ -10,8 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Literal
 
+from pydantic import Field
+
+from app.engine.contract import Model
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput
 
@@ -28,7 +31,7 @@ _TERM = re.compile(
 
 @dataclass(frozen=True)
 class DiceTerm:
-    sign: int
+    sign: Literal[1, -1]
     count: int
     sides: int
     keep: Literal["h", "l"] | None = None
@@ -41,7 +44,7 @@ class DiceTerm:
 
 @dataclass(frozen=True)
 class ConstantTerm:
-    sign: int
+    sign: Literal[1, -1]
     value: int
 
     def text(self) -> str:
@@ -73,7 +76,8 @@ def _parse(notation: str) -> tuple[Term, ...]:
     if not text:
         raise _invalid(notation, "it is empty")
     terms: list[Term] = []
-    position, sign = 0, 1
+    position = 0
+    sign: Literal[1, -1] = 1
     if text[0] in "+-":
         sign, position = (1 if text[0] == "+" else -1), 1
     while True:
@@ -103,7 +107,7 @@ def _parse(notation: str) -> tuple[Term, ...]:
     return tuple(terms)
 
 
-def _dice_term(notation: str, sign: int, match: re.Match[str]) -> DiceTerm:
+def _dice_term(notation: str, sign: Literal[1, -1], match: re.Match[str]) -> DiceTerm:
     count, sides = int(match["count"]), int(match["sides"])
     if count < 1:
         raise _invalid(notation, "a dice term rolls at least one die")
@@ -140,34 +144,36 @@ def kept_flags(faces: list[int], keep: Literal["h", "l"] | None, kept: int | Non
     return [i in chosen for i in range(len(faces))]
 
 
-def evaluate(terms: list[Term], dice: DiceSource) -> dict[str, Any]:
+class DiceTermResult(Model):
+    """One term of a notation as rolled: its dice and which were kept, or a constant."""
+
+    term: str = Field(description="the term in canonical form, e.g. 3d6kh2")
+    sign: Literal[1, -1]
+    value: int = Field(description="what the term adds, before its sign")
+    dice: list[int] | None = Field(default=None, description="faces, in the order drawn")
+    kept: list[bool] | None = Field(default=None, description="which dice count (kh, kl)")
+
+
+class DiceResult(Model):
+    notation: str = Field(description="the notation in canonical form")
+    terms: list[DiceTermResult]
+    total: int
+
+
+def evaluate(terms: list[Term], dice: DiceSource) -> DiceResult:
     """Roll the terms in order; the result shows every die, which were kept, and the total."""
-    shown: list[dict[str, Any]] = []
+    shown: list[DiceTermResult] = []
     total = 0
     for term in terms:
         if isinstance(term, ConstantTerm):
-            shown.append({"term": term.text(), "sign": term.sign, "value": term.value})
+            shown.append(DiceTermResult(term=term.text(), sign=term.sign, value=term.value))
             total += term.sign * term.value
             continue
         faces = [dice.roll(term.sides) for _ in range(term.count)]
         flags = kept_flags(faces, term.keep, term.kept)
         subtotal = sum(face for face, keep in zip(faces, flags, strict=True) if keep)
         shown.append(
-            {
-                "term": term.text(),
-                "sign": term.sign,
-                "dice": faces,
-                "kept": flags,
-                "value": subtotal,
-            }
+            DiceTermResult(term=term.text(), sign=term.sign, dice=faces, kept=flags, value=subtotal)
         )
         total += term.sign * subtotal
-    return {"notation": canonical(terms), "terms": shown, "total": total}
-
-
-def resolve_dice(request: dict[str, Any], dice: DiceSource) -> dict[str, Any]:
-    """Roll kind `dice`: request {"notation"} → {notation, terms, total}."""
-    notation = request.get("notation")
-    if not isinstance(notation, str):
-        raise InvalidInput("a dice roll needs a notation, e.g. '3d6kh2+1'")
-    return evaluate(parse(notation), dice)
+    return DiceResult(notation=canonical(terms), terms=shown, total=total)

@@ -6,6 +6,17 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 Attribute = Literal["physique", "habilete", "intellect", "empathie"]
+# FAB-62: the defender's answer to a melee attack.
+Defense = Literal["none", "parry", "dodge"]
+# FAB-67: what cover is worth, in protection dice.
+Cover = Literal[0, 3, 4, 5, 6, 8]
+# FAB-20: the two tracks of states (and of sequelae, FAB-50/FAB-55).
+Track = Literal["physical", "mental"]
+# FAB-73: the dangers.
+Danger = Literal["fire", "explosion", "drowning", "poison", "disease", "cold"]
+# FAB-80..82: the ways to recover, and how long a rest lasts.
+RecoverMode = Literal["rest", "care", "broken_resistance"]
+RestDuration = Literal["quart", "tour", "night"]
 ATTRIBUTES: Final[tuple[Attribute, ...]] = ("physique", "habilete", "intellect", "empathie")
 ATTRIBUTE_LABELS: Final[dict[str, str]] = {
     "physique": "Physique",
@@ -29,6 +40,20 @@ SKILL_BASE: Final[dict[str, Attribute]] = {
     "performance": "empathie",
     "soin": "empathie",
 }
+Skill = Literal[
+    "athletisme",
+    "combat",
+    "resistance",
+    "furtivite",
+    "dexterite",
+    "tir",
+    "bricolage",
+    "connaissance",
+    "observation",
+    "mentir_convaincre",
+    "performance",
+    "soin",
+]
 SKILL_LABELS: Final[dict[str, str]] = {
     "athletisme": "Athlétisme",
     "combat": "Combat",

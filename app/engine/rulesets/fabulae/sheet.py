@@ -6,7 +6,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, ValidationInfo, model_validator
 
-from app.engine.fabulae.tables import (
+from app.engine.contract import Snapshot
+from app.engine.rulesets.fabulae.labels import POWERS as POWER_LABELS
+from app.engine.rulesets.fabulae.labels import STATES, TRACKS
+from app.engine.rulesets.fabulae.labels import TALENTS as TALENT_LABELS
+from app.engine.rulesets.fabulae.tables import (
     ARMORS,
     ATTRIBUTES,
     EXTRA_BOX,
@@ -20,7 +24,7 @@ from app.engine.fabulae.tables import (
     TalentId,
     WeaponId,
 )
-from app.engine.sheets import StrictModel
+from app.engine.sheets import Sheet, StrictModel, editing, enum_labels, managed
 
 AttributeValue = Annotated[int, Field(ge=0, le=6, description="FAB-1: 0..6 (2..5 at creation)")]
 SkillValue = Annotated[int, Field(ge=0, le=5, description="FAB-3: 0..5 (0..3 at creation)")]
@@ -42,7 +46,7 @@ PowerId = Annotated[
 ]
 
 
-class Attributes(StrictModel):
+class FabulaeAttributes(StrictModel):
     """FAB-1: the four attributes."""
 
     physique: AttributeValue
@@ -146,48 +150,151 @@ class ActiveEffect(StrictModel):
     note: str = Field(default="", max_length=200)
 
 
-class FabulaeSheet(StrictModel):
-    """FAB-1..6: a Fabulae Tenebris character."""
+class FabulaeSheet(Sheet):
+    """A Fabulae Tenebris character (FAB-1..6)."""
 
-    attributes: Attributes
-    skills: Skills = Field(default_factory=Skills)
-    talents: list[TalentId] = Field(default_factory=list, max_length=30)
+    attributes: FabulaeAttributes = Field(
+        title="Attributes", description="The four attributes, 0 to 6 (FAB-1)"
+    )
+    skills: Skills = Field(
+        default_factory=Skills,
+        title="Skills",
+        description="The twelve skills, 0 to 5; an omitted skill is 0 (FAB-2, FAB-3)",
+    )
+    talents: list[TalentId] = Field(
+        default_factory=list,
+        max_length=30,
+        title="Talents",
+        description="Talents taken; one at creation (FAB-5, FAB-90)",
+        json_schema_extra=enum_labels(TALENT_LABELS),
+    )
     extra_box_track: Literal["physical", "mental"] | None = Field(
-        default=None, description="FAB-22: the track that talent extra_box extends"
+        default=None,
+        title="Track of the extra box",
+        description="The track the talent extra_box lengthens by one box (FAB-22)",
+        json_schema_extra=enum_labels(TRACKS),
     )
-    powers: list[PowerId] = Field(default_factory=list, max_length=45)
-    pp: int = Field(default=0, ge=0, le=50, description="FAB-5: current Power Points")
-    pp_max: int = Field(default=0, ge=0, le=50, description="FAB-5: set by the GM")
-    destiny: int = Field(default=3, ge=0, le=99, description="FAB-30")
-    stress: int = Field(default=0, ge=0, le=99, description="FAB-40")
-    states: list[StateId] = Field(default_factory=list, max_length=8, description="FAB-20")
-    broken: bool = Field(default=False, description="FAB-23")
-    dead: bool = Field(default=False, description="FAB-50/51: a failed death test, a crushed skull")
+    powers: list[PowerId] = Field(
+        default_factory=list,
+        max_length=45,
+        title="Powers",
+        description="Powers known, where the campaign allows them (FAB-100, FAB-101)",
+        json_schema_extra=enum_labels(POWER_LABELS),
+    )
+    pp: int = managed(
+        0, ge=0, le=50, title="Power Points", description="Spent to use a power (FAB-5, FAB-100)"
+    )
+    pp_max: int = managed(
+        0, ge=0, le=50, title="Power Points maximum", description="Set by the GM (FAB-5)"
+    )
+    destiny: int = managed(
+        3,
+        ge=0,
+        le=99,
+        title="Destiny",
+        description="Spent to push a roll or absorb a state; the GM awards more (FAB-30, FAB-31)",
+    )
+    stress: int = managed(
+        0,
+        ge=0,
+        le=99,
+        title="Stress",
+        description="One stress die per point on every roll; a 1 on one is Panic (FAB-40..42)",
+    )
+    states: list[StateId] = managed(
+        default_factory=list,
+        max_length=8,
+        title="States",
+        description="States checked on the physical and mental tracks (FAB-20..22)",
+        json_schema_extra=enum_labels(STATES),
+    )
+    broken: bool = managed(
+        False, title="Broken", description="Every box of a track checked (FAB-23)"
+    )
+    dead: bool = managed(
+        False,
+        title="Dead",
+        description="A failed death test or a mortal sequela (FAB-50, FAB-51)",
+    )
     creature: bool = Field(
-        default=False, description="not human (a summoned servant, a beast): FAB-90 butcher"
+        default=False,
+        title="Creature",
+        description="Not human: a summoned servant, a beast (the talent butcher, FAB-90)",
     )
-    grappled_by: str | None = Field(
-        default=None, max_length=36, description="FAB-63: the character holding this one"
+    grappled_by: str | None = managed(
+        None,
+        max_length=36,
+        title="Held by",
+        description="The character holding this one in a grapple (FAB-63)",
     )
-    active_effects: list[ActiveEffect] = Field(default_factory=list, max_length=30)
-    second_wind_session: int | None = Field(
-        default=None, ge=0, le=1_000_000, description="FAB-90 second_wind: session last used"
+    active_effects: list[ActiveEffect] = managed(
+        default_factory=list,
+        max_length=30,
+        title="Powers' effects",
+        description="The numeric effects of powers on this character until they end (FAB-102)",
     )
-    broken_track: Literal["physical", "mental"] | None = Field(
-        default=None, description="FAB-23: the track whose full boxes broke the character"
+    second_wind_session: int | None = managed(
+        None,
+        ge=0,
+        le=1_000_000,
+        title="Session of the second wind",
+        description="The session the talent second_wind was last used in (FAB-90)",
     )
-    expert_session: int | None = Field(
-        default=None, ge=0, le=1_000_000, description="FAB-90 expert: session it was last used"
+    broken_track: Literal["physical", "mental"] | None = managed(
+        None,
+        title="Broken track",
+        description="The track whose full boxes broke the character (FAB-23)",
+        json_schema_extra=enum_labels(TRACKS),
     )
-    sequelae: list[Sequela] = Field(default_factory=list, max_length=30)
-    armor: ArmorWorn | None = None
-    weapons: list[WeaponCarried] = Field(default_factory=list, max_length=10)
-    inventory: list[Item] = Field(default_factory=list, max_length=100)
-    backpack: bool = Field(default=False, description="FAB-75: doubles the carrying capacity")
-    crowns: int = Field(default=0, ge=0, le=100, description="FAB-76: the purse holds 100 at most")
+    expert_session: int | None = managed(
+        None,
+        ge=0,
+        le=1_000_000,
+        title="Session of Expert",
+        description="The session the talent expert was last used in (FAB-90)",
+    )
+    sequelae: list[Sequela] = managed(
+        default_factory=list,
+        max_length=30,
+        title="Sequelae",
+        description="Sequelae carried and their durations (FAB-50, FAB-55)",
+    )
+    armor: ArmorWorn | None = managed(
+        None,
+        title="Armor",
+        description="The armor worn and its current protection; it wears as damage gets "
+        "through (FAB-67, FAB-72)",
+    )
+    weapons: list[WeaponCarried] = managed(
+        default_factory=list,
+        max_length=10,
+        title="Weapons",
+        description="Weapons carried and the rounds loaded (FAB-71)",
+    )
+    inventory: list[Item] = Field(
+        default_factory=list,
+        max_length=100,
+        title="Inventory",
+        description="What the character carries; at most 2 × Physique items (FAB-75)",
+    )
+    backpack: bool = Field(
+        default=False,
+        title="Backpack",
+        description="Doubles the carrying capacity, hinders in combat (FAB-75)",
+    )
+    crowns: int = Field(
+        default=0,
+        ge=0,
+        le=100,
+        title="Crowns",
+        description="Money in the purse, 100 at most (FAB-76)",
+    )
 
     @model_validator(mode="after")
     def _rules(self, info: ValidationInfo) -> FabulaeSheet:
+        """What an edit must respect (a sheet read back from storage is taken as stored)."""
+        if not editing(info):
+            return self
         context: dict[str, Any] = info.context or {}
         problems: list[str] = []
         if len(set(self.talents)) != len(self.talents):
@@ -205,7 +312,8 @@ class FabulaeSheet(StrictModel):
                 problems.append(f"state '{box}' needs the talent extra_box on the {track} track")
         if self.pp > self.pp_max:
             problems.append(f"pp ({self.pp}) cannot exceed pp_max ({self.pp_max})")
-        if self.powers and not context.get("options", {}).get("powers_allowed", False):
+        options = context.get("options") or {}
+        if self.powers and not options.get("powers_allowed", False):
             problems.append("this campaign does not allow powers (campaign option powers_allowed)")
         capacity = 2 * self.attributes.physique * (2 if self.backpack else 1)
         carried = sum(item.count for item in self.inventory if not item.tiny)
@@ -257,22 +365,7 @@ class FabulaeOptions(StrictModel):
     powers_allowed: bool = Field(default=False, description="FAB-100: powers may be taken")
 
 
-FABULAE_PROTECTED = frozenset(
-    {
-        "destiny",
-        "stress",
-        "states",
-        "broken",
-        "broken_track",
-        "sequelae",
-        "pp",
-        "pp_max",
-        "armor",
-        "weapons",
-        "expert_session",
-        "dead",
-        "grappled_by",
-        "active_effects",
-        "second_wind_session",
-    }
-)
+class FabulaeCharacter(Snapshot):
+    """A Fabulae Tenebris character as a roll read it."""
+
+    sheet: FabulaeSheet

@@ -1,1 +1,0 @@
-"""Fabulae Tenebris (Victorian Age): rules of ../shared/rules/fabulae-tenebris.md."""

@@ -1,0 +1,257 @@
+"""The action roll (FAB-10..15, FAB-42, FAB-90 intimidator) and the opposed roll (FAB-36)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from app.engine.contract import (
+    Aftermath,
+    Language,
+    Model,
+    Outcome,
+    Prepared,
+    Resolution,
+    RollKind,
+    RulesVersion,
+    Table,
+)
+from app.engine.dice import DiceSource
+from app.engine.errors import InvalidInput
+from app.engine.rulesets.fabulae.bodies import (
+    FabulaeActionCreate,
+    FabulaeOpposedCreate,
+    FabulaeRollBody,
+)
+from app.engine.rulesets.fabulae.combat import action_cost, slow_action
+from app.engine.rulesets.fabulae.labels import text
+from app.engine.rulesets.fabulae.pools import (
+    SYSTEM,
+    FabulaeClock,
+    FabulaeDice,
+    FabulaeDiceModifier,
+    FabulaeOpposition,
+    FabulaePool,
+    FabulaeRollInputs,
+    action_roll,
+    has_talent,
+    not_rolled,
+    opposition,
+)
+from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
+from app.engine.rulesets.fabulae.stress import (
+    SETS_OFF_PANIC,
+    aftermath,
+    impossible_pool,
+    panicked,
+    roll_name,
+    roll_summary,
+    rolled_outcome,
+    stress_change,
+    stress_gain,
+)
+
+
+def roll_inputs(body: FabulaeRollBody) -> FabulaeRollInputs:
+    """The roll fields of a body, as requests record them."""
+    return FabulaeRollInputs(
+        attribute=body.attribute,
+        skill=body.skill,
+        difficulty=body.difficulty,
+        helpers=body.helpers,
+        modifiers=[FabulaeDiceModifier(source=m.source, dice=m.dice) for m in body.modifiers],
+        talents=list(body.talents),
+        passive=body.passive,
+    )
+
+
+# --- fabulae.action ---------------------------------------------------------------------------
+
+
+class FabulaeActionRequest(FabulaeClock):
+    character: FabulaeCharacter
+    roll: FabulaeRollInputs
+    target: FabulaeCharacter | None = Field(
+        default=None, description="who the action is aimed at (FAB-90 intimidator)"
+    )
+    intimidation: Literal["stress", "flee"] = "stress"
+
+
+class FabulaeIntimidated(Model):
+    """FAB-90 intimidator: the target flees, or takes +1 stress."""
+
+    character_id: str
+    flees: bool | None = None
+    stress: bool | None = None
+
+
+class FabulaeActionResult(FabulaeDice):
+    pool: FabulaePool
+    passive: bool = Field(description="FAB-33: imposed by the GM, never pushed")
+    intimidated: FabulaeIntimidated | None = None
+
+
+def prepare_action(body: FabulaeActionCreate, table: Table) -> Prepared[FabulaeActionRequest]:
+    character = table.acting(body.character_id, FabulaeCharacter)
+    roll = roll_inputs(body)
+    roll.in_combat = body.in_combat
+    request = FabulaeActionRequest(
+        system=SYSTEM, session=table.session, scene=table.scene, character=character, roll=roll
+    )
+    if body.target_id is not None:
+        request.target = table.character(body.target_id, FabulaeCharacter)
+        request.intimidation = body.intimidation
+    return Prepared(request, character_id=character.id, visibility=body.visibility)
+
+
+def resolve_action(
+    request: FabulaeActionRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeActionResult]:
+    """FAB-10..15, FAB-42: an action roll; a 1 on a stress die is Panic."""
+    character, roll = request.character, request.roll
+    rolled, effects = action_roll(character, roll, request.session, dice)
+    result = FabulaeActionResult(**rolled.model_dump(exclude_unset=True), passive=roll.passive)
+    target = request.target
+    if (
+        target is not None
+        and result.outcome == "success"
+        and has_talent(character.sheet, "intimidator")
+        and roll.attribute == "physique"
+        and roll.skill == "mentir_convaincre"
+    ):
+        # FAB-90 intimidator: the target flees, or takes +1 stress.
+        if request.intimidation == "flee":
+            result.intimidated = FabulaeIntimidated(character_id=target.id, flees=True)
+        else:
+            effects += stress_change(target, stress_gain(target.sheet, 1), "FAB-90")
+            result.intimidated = FabulaeIntimidated(character_id=target.id, stress=True)
+    return Resolution(result, effects)
+
+
+def after_action(
+    prepared: Prepared[FabulaeActionRequest], resolution: Resolution[FabulaeActionResult], seq: int
+) -> Aftermath:
+    result = resolution.result
+    who = [prepared.request.character.id] if panicked(result) else []
+    pool = impossible_pool(result.outcome, result.pool)
+    return aftermath(who, prepared.visibility, impossible_pool=pool, seq=seq)
+
+
+def action_summary(
+    request: FabulaeActionRequest, result: FabulaeActionResult, language: Language
+) -> str:
+    """« Ada — Physique + Combat : 6 4 2 | 1 → Panique »."""
+    return roll_summary(request.character.name, roll_name(request.roll, language), result, language)
+
+
+ACTION: RollKind[FabulaeActionCreate, FabulaeActionRequest, FabulaeActionResult] = RollKind(
+    name="fabulae.action",
+    cost=action_cost,
+    title="Action roll",
+    body=FabulaeActionCreate,
+    request=FabulaeActionRequest,
+    result=FabulaeActionResult,
+    prepare=prepare_action,
+    resolve=resolve_action,
+    summary=action_summary,
+    after=after_action,
+    triggers=SETS_OFF_PANIC,
+    outcome=rolled_outcome,
+)
+
+
+# --- fabulae.opposed (FAB-36) ---------------------------------------------------------------
+
+
+class FabulaeOpposedSideRequest(Model):
+    character: FabulaeCharacter
+    roll: FabulaeRollInputs
+
+
+class FabulaeOpposedRequest(FabulaeClock):
+    active: FabulaeOpposedSideRequest
+    passive: FabulaeOpposedSideRequest
+
+
+def prepare_opposed(body: FabulaeOpposedCreate, table: Table) -> Prepared[FabulaeOpposedRequest]:
+    active = table.acting(body.active.character_id, FabulaeCharacter)
+    passive = table.character(body.passive.character_id, FabulaeCharacter)
+    if active.id == passive.id:
+        raise InvalidInput("an opposed roll needs two different characters")
+    request = FabulaeOpposedRequest(
+        system=SYSTEM,
+        session=table.session,
+        scene=table.scene,
+        active=FabulaeOpposedSideRequest(character=active, roll=roll_inputs(body.active)),
+        passive=FabulaeOpposedSideRequest(character=passive, roll=roll_inputs(body.passive)),
+    )
+    return Prepared(request, character_id=active.id, visibility=body.visibility)
+
+
+def resolve_opposed(
+    request: FabulaeOpposedRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeOpposition]:
+    """FAB-36: both roll at once; the active side wins only with strictly more sixes."""
+    session = request.session
+    active, active_effects = action_roll(
+        request.active.character, request.active.roll, session, dice
+    )
+    if active.outcome == "impossible":
+        # FAB-14: the attempt never happens, so the defender rolls nothing either.
+        return Resolution(opposition(active, not_rolled("not_rolled")), active_effects)
+    passive, passive_effects = action_roll(
+        request.passive.character, request.passive.roll, session, dice
+    )
+    return Resolution(opposition(active, passive), active_effects + passive_effects)
+
+
+def after_opposed(
+    prepared: Prepared[FabulaeOpposedRequest], resolution: Resolution[FabulaeOpposition], seq: int
+) -> Aftermath:
+    result, request = resolution.result, prepared.request
+    who: list[str | None] = []
+    if result.outcome == "panic" or panicked(result.active):
+        who.append(request.active.character.id)
+    if panicked(result.passive):
+        who.append(request.passive.character.id)
+    pool = impossible_pool(result.outcome, result.active.pool)
+    return aftermath(who, prepared.visibility, impossible_pool=pool, seq=seq)
+
+
+def opposed_summary(
+    request: FabulaeOpposedRequest, result: FabulaeOpposition, language: Language
+) -> str:
+    """« Ada contre Carl — 2 six contre 1 : Succès »."""
+    versus = "contre" if language == "fr" else "vs"
+    colon = " :" if language == "fr" else ":"
+    return (
+        f"{request.active.character.name} {versus} {request.passive.character.name} — "
+        f"{result.active.sixes} {versus} {result.passive.sixes}{colon} "
+        f"{text('outcome', result.outcome, language)}"
+    )
+
+
+def opposed_outcome(result: FabulaeOpposition) -> Outcome:
+    return Outcome("outcome", result.outcome)
+
+
+OPPOSED: RollKind[FabulaeOpposedCreate, FabulaeOpposedRequest, FabulaeOpposition] = RollKind(
+    name="fabulae.opposed",
+    cost=slow_action,
+    title="Opposed roll",
+    body=FabulaeOpposedCreate,
+    request=FabulaeOpposedRequest,
+    result=FabulaeOpposition,
+    prepare=prepare_opposed,
+    resolve=resolve_opposed,
+    summary=opposed_summary,
+    after=after_opposed,
+    triggers=SETS_OFF_PANIC,
+    outcome=opposed_outcome,
+)
+
+
+def side_of(result: FabulaeDice | FabulaeOpposition) -> FabulaeDice:
+    """The roller's own side of a result: the active side of an opposition."""
+    return result.active if isinstance(result, FabulaeOpposition) else result

@@ -1,0 +1,402 @@
+"""Fabulae Tenebris in an encounter: the initiative deck (FAB-61), what an action takes
+from a round (FAB-60, FAB-62), and what a panic result binds (FAB-44)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from pydantic import BaseModel, Field, JsonValue
+
+from app.engine.contract import (
+    ActionCost,
+    CharacterKind,
+    CombatAction,
+    Combatant,
+    Condition,
+    InitiativeRow,
+    Language,
+    Model,
+    RecordedEntry,
+    Resolution,
+    RollKind,
+    RulesVersion,
+    Table,
+)
+from app.engine.dice import DiceSource
+from app.engine.errors import refusal
+from app.engine.rulesets.fabulae.bodies import (
+    FabulaeActionCreate,
+    FabulaeAttackCreate,
+    FabulaeModifierBody,
+    FabulaeReloadCreate,
+)
+from app.engine.rulesets.fabulae.pools import SYSTEM, FabulaeClock
+from app.engine.rulesets.fabulae.sheet import FabulaeCharacter, Sequela
+
+DECK: Final[tuple[int, ...]] = tuple(range(1, 11))
+ATTACK_KINDS: Final = frozenset({"fabulae.attack", "fabulae.grapple", "fabulae.strangle"})
+
+
+# --- what an action costs (FAB-60) ------------------------------------------------------
+
+
+def talents_of(sheet: Mapping[str, JsonValue]) -> list[str]:
+    talents = sheet.get("talents")
+    return [str(t) for t in talents] if isinstance(talents, list) else []
+
+
+def slow_action(body: BaseModel, sheet: Mapping[str, JsonValue]) -> ActionCost:
+    """FAB-60: most actions take the round's slow action."""
+    return ActionCost(slow=1)
+
+
+def action_cost(body: FabulaeActionCreate, sheet: Mapping[str, JsonValue]) -> ActionCost:
+    """FAB-60: the player says what the action takes: slow, fast or free."""
+    return ActionCost(slow=int(body.action_type == "slow"), fast=int(body.action_type == "fast"))
+
+
+def attack_cost(body: FabulaeAttackCreate, sheet: Mapping[str, JsonValue]) -> ActionCost:
+    if body.snap_shot:
+        return ActionCost(fast=1)  # FAB-90 snap_shot: a fast Tir attack
+    if "all_in" in body.talents:
+        return ActionCost(slow=1, fast=1)  # FAB-90 all_in gives up the fast action
+    return ActionCost(slow=1)
+
+
+def reload_cost(body: FabulaeReloadCreate, sheet: Mapping[str, JsonValue]) -> ActionCost:
+    light = body.weapon in ("revolver", "crossbow")
+    if light and "quick_reload" in talents_of(sheet):
+        return ActionCost()  # FAB-90 quick_reload: free
+    return ActionCost(fast=1) if light else ActionCost(slow=1)
+
+
+def check_budget(spent: Mapping[str, int | bool], cost: ActionCost, name: str) -> None:
+    """FAB-60: one slow and one fast action a round, or two fast."""
+    slow = int(spent.get("slow", 0)) + cost.slow
+    fast = int(spent.get("fast", 0)) + cost.fast
+    if slow > 1:
+        raise refusal("FAB-60", f"{name} already took a slow action this round")
+    if slow + fast > 2:
+        raise refusal(
+            "FAB-60", f"{name} has no action left this round (one slow + one fast, or two fast)"
+        )
+
+
+def check_defense(spent: Mapping[str, int | bool], name: str) -> None:
+    """FAB-62: a parry or dodge spends the defender's fast action."""
+    if int(spent.get("slow", 0)) + int(spent.get("fast", 0)) + 1 > 2:
+        raise refusal("FAB-62", f"{name} has no fast action left to parry or dodge this round")
+
+
+# --- what panic binds (FAB-44) ------------------------------------------------------------
+
+
+class FabulaePanicBinding(Model):
+    """What a FAB-44 result forbids a combatant in an encounter."""
+
+    why: str
+    skip_turns: int | None = None
+    no_action: bool = False
+    no_attack: bool = False
+    next_not_attack: bool = False
+    next_attack: bool = False
+    habilete_malus: int = 0
+
+
+PANIC_CONDITIONS: Final[dict[str, FabulaePanicBinding]] = {
+    "frozen": FabulaePanicBinding(skip_turns=1, why="frozen: paralysed, loses their next turn"),
+    "scream": FabulaePanicBinding(skip_turns=1, why="screaming: loses a round"),
+    "catatonia": FabulaePanicBinding(no_action=True, why="catatonic: cannot act"),
+    "flee": FabulaePanicBinding(no_attack=True, why="fleeing: cannot attack"),
+    "take_cover": FabulaePanicBinding(
+        next_not_attack=True,
+        why="must first flee to cover: the next action cannot be an attack",
+    ),
+    "berserk": FabulaePanicBinding(
+        next_attack=True, why="berserk: the next action must be an attack on the nearest target"
+    ),
+    "tremors": FabulaePanicBinding(habilete_malus=-2, why="trembling: -2 dice on Habileté"),
+}
+
+
+def check_conditions(conditions: Sequence[Condition], kind: str, name: str) -> None:
+    """FAB-44: what the panic results still binding a combatant forbid."""
+    for condition in conditions:
+        binding = PANIC_CONDITIONS.get(condition.code)
+        if binding is None:
+            continue
+        why = f"{name} is {binding.why}"
+        if binding.no_action or (condition.skip_turns or 0) > 0:
+            raise refusal("FAB-44", why)
+        if binding.no_attack and kind in ATTACK_KINDS:
+            raise refusal("FAB-44", why)
+        if binding.next_not_attack and kind in ATTACK_KINDS:
+            raise refusal("FAB-44", why)
+        if binding.next_attack and kind not in ATTACK_KINDS:
+            raise refusal("FAB-44", why)
+
+
+def lift_next_action(conditions: Sequence[Condition]) -> list[Condition]:
+    """Conditions that bind only the next action are lifted once it is taken."""
+    kept = []
+    for condition in conditions:
+        binding = PANIC_CONDITIONS.get(condition.code)
+        if binding is None or not (binding.next_not_attack or binding.next_attack):
+            kept.append(condition)
+    return kept
+
+
+def pass_turn(conditions: Sequence[Condition]) -> list[Condition]:
+    """A lost turn is spent when that turn passes.
+
+    A panic struck during the combatant's own turn ends that turn and costs the next one:
+    its condition is armed when the turn it happened in ends, spent when the next ends.
+    """
+    kept = []
+    for condition in conditions:
+        skips = condition.skip_turns or 0
+        armed = True if condition.armed is None else condition.armed
+        if skips and not armed:
+            kept.append(condition.model_copy(update={"armed": True}))
+        elif skips > 1:
+            kept.append(condition.model_copy(update={"skip_turns": skips - 1}))
+        elif skips == 0:
+            kept.append(condition)
+    return kept
+
+
+def panic_condition(code: str, *, during_own_turn: bool = False) -> Condition | None:
+    """The binding a FAB-44 result puts on a combatant, if any."""
+    binding = PANIC_CONDITIONS.get(code)
+    if binding is None:
+        return None
+    condition = Condition(code=code, rule="FAB-44")
+    if binding.skip_turns is not None:
+        condition.skip_turns = binding.skip_turns
+        condition.armed = not during_own_turn
+    return condition
+
+
+def habilete_malus(conditions: Sequence[Condition]) -> int:
+    return sum(
+        binding.habilete_malus
+        for c in conditions
+        if (binding := PANIC_CONDITIONS.get(c.code)) is not None
+    )
+
+
+# --- initiative (FAB-61) ------------------------------------------------------------------
+
+
+class FabulaeInitiativeCombatant(Model):
+    id: str
+    name: str
+    kind: CharacterKind
+    quick_draw_initiative: bool = Field(default=False, description="FAB-90: draws two")
+
+
+class FabulaeInitiativeRequest(FabulaeClock):
+    combatants: list[FabulaeInitiativeCombatant]
+    deck: int = Field(default=1, description="the deck being drawn from (a second past ten)")
+    drawn: list[int] = Field(default_factory=list, description="cards already out of it")
+
+
+class FabulaeInitiativeRow(Model):
+    character_id: str
+    name: str
+    kind: CharacterKind
+    cards: list[int] = Field(description="the cards drawn: two with quick_draw_initiative")
+    card: int = Field(description="the card kept: the earlier")
+    deck: int
+    rank: int | None = None
+
+
+class FabulaeInitiativeResult(Model):
+    order: list[FabulaeInitiativeRow]
+    deck: int
+    drawn: list[int]
+
+
+def resolve_initiative(
+    request: FabulaeInitiativeRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeInitiativeResult]:
+    """FAB-61: each draws a card 1..10 without replacement; a second deck past ten combatants.
+
+    A draw from what is left of the deck is a die with as many faces as cards (FAIR-8).
+    `quick_draw_initiative` draws two and keeps the earlier; the other goes back.
+    `drawn` lists the cards already out of the current deck (a newcomer mid-fight).
+    """
+    deck_number = request.deck
+    remaining = [card for card in DECK if card not in set(request.drawn)]
+    rows = []
+    for combatant in request.combatants:
+        if not remaining:
+            deck_number, remaining = deck_number + 1, list(DECK)
+        card = remaining.pop(dice.roll(len(remaining)) - 1)
+        cards = [card]
+        if combatant.quick_draw_initiative and remaining:
+            second = remaining.pop(dice.roll(len(remaining)) - 1)
+            cards.append(second)
+            card = min(card, second)
+            remaining.append(max(cards))  # the card not kept goes back
+            remaining.sort()
+        rows.append(
+            FabulaeInitiativeRow(
+                character_id=combatant.id,
+                name=combatant.name,
+                kind=combatant.kind,
+                cards=cards,
+                card=card,
+                deck=deck_number,
+            )
+        )
+    # Increasing card order; a second deck's card after the first's; then PCs, then listing.
+    order = sorted(
+        enumerate(rows),
+        key=lambda item: (item[1].card, item[1].deck, item[1].kind != "pc", item[0]),
+    )
+    ordered = [row for _, row in order]
+    for rank, row in enumerate(ordered, start=1):
+        row.rank = rank
+    drawn = [card for card in DECK if card not in remaining]
+    return Resolution(FabulaeInitiativeResult(order=ordered, deck=deck_number, drawn=drawn))
+
+
+def initiative_summary(
+    request: FabulaeInitiativeRequest, result: FabulaeInitiativeResult, language: Language
+) -> str:
+    """« Initiative : Ada 2, Carl 7 »."""
+    colon = " :" if language == "fr" else ":"
+    order = ", ".join(f"{row.name} {row.card}" for row in result.order)
+    return f"Initiative{colon} {order}"
+
+
+INITIATIVE: RollKind[Any, FabulaeInitiativeRequest, FabulaeInitiativeResult] = RollKind(
+    name="fabulae.initiative",
+    title="Initiative",
+    request=FabulaeInitiativeRequest,
+    result=FabulaeInitiativeResult,
+    resolve=resolve_initiative,
+    summary=initiative_summary,
+)
+
+
+class FabulaeCondition(Model):
+    """What an encounter shows of a combatant's condition."""
+
+    states: list[str] | None = None
+    broken: bool | None = None
+    stress: int | None = None
+    sequelae: list[Sequela] | None = None
+    dead: bool | None = None
+    armor: dict[str, JsonValue] | None = None
+    grappled_by: str | None = None
+
+
+class FabulaeCombat:
+    """FAB-44, FAB-60..62 in an encounter."""
+
+    initiative_kind = "fabulae.initiative"
+    initiative_row = FabulaeInitiativeRow
+    condition = FabulaeCondition
+
+    def initiative(
+        self, table: Table, state: Mapping[str, JsonValue], combatants: Sequence[Combatant]
+    ) -> FabulaeInitiativeRequest:
+        rows = []
+        for combatant in combatants:
+            sheet = table.character(combatant.character_id, FabulaeCharacter).sheet
+            rows.append(
+                FabulaeInitiativeCombatant(
+                    id=combatant.character_id,
+                    name=combatant.name,
+                    kind=combatant.kind,
+                    quick_draw_initiative="quick_draw_initiative" in sheet.talents,
+                )
+            )
+        deck = state.get("deck", 1)
+        drawn = state.get("drawn", [])
+        return FabulaeInitiativeRequest(
+            system=SYSTEM,
+            session=table.session,
+            scene=table.scene,
+            combatants=rows,
+            deck=deck if isinstance(deck, int) else 1,
+            drawn=[card for card in drawn if isinstance(card, int)]
+            if isinstance(drawn, list)
+            else [],
+        )
+
+    def initiative_state(self, result: BaseModel) -> dict[str, JsonValue] | None:
+        assert isinstance(result, FabulaeInitiativeResult)
+        return {"deck": result.deck, "drawn": list(result.drawn)}
+
+    def initiative_rows(self, result: BaseModel) -> list[InitiativeRow]:
+        assert isinstance(result, FabulaeInitiativeResult)
+        return [InitiativeRow(row.character_id, row.dump()) for row in result.order]
+
+    def standing_key(self, combatant: Combatant, position: int) -> tuple[Any, ...]:
+        """Ascending cards, the first deck first (FAB-61); ties keep the first round's order."""
+        return (combatant.rank_value("card", 99), combatant.rank_value("deck", 99), position)
+
+    def acts_before(self, newcomer: Combatant, other: Combatant) -> bool:
+        return (newcomer.rank_value("card", 99), newcomer.rank_value("deck", 9)) < (
+            other.rank_value("card", 99),
+            other.rank_value("deck", 9),
+        )
+
+    def check_action(self, action: CombatAction) -> None:
+        check_conditions(action.actor.conditions, action.kind.name, action.actor.name)
+
+    def prepare_action(self, action: CombatAction) -> BaseModel:
+        """FAB-60's budget, FAB-62's defense, FAB-44's tremors, FAB-75's combat."""
+        body, actor = action.body, action.actor
+        kind = action.kind
+        cost = kind.cost(body, action.sheet) if kind.cost is not None else ActionCost()
+        if not action.override:
+            check_budget(actor.spent, cost, actor.name)
+        actor.spent["slow"] = int(actor.spent.get("slow", 0)) + cost.slow
+        actor.spent["fast"] = int(actor.spent.get("fast", 0)) + cost.fast
+        if isinstance(body, FabulaeAttackCreate) and body.defense != "none":
+            defender = next(
+                (c for c in action.combatants if c.character_id == str(body.target_id)), None
+            )
+            if defender is not None:
+                check_defense(defender.spent, defender.name)
+                defender.spent["fast"] = int(defender.spent.get("fast", 0)) + 1
+        malus = habilete_malus(actor.conditions)
+        rolls_habilete = (
+            isinstance(body, FabulaeActionCreate) and body.attribute == "habilete"
+        ) or (isinstance(body, FabulaeAttackCreate) and body.mode == "ranged")
+        if malus and rolls_habilete:
+            assert isinstance(body, FabulaeActionCreate | FabulaeAttackCreate)
+            tremors = FabulaeModifierBody(source="panic tremors", dice=malus)
+            body = body.model_copy(update={"modifiers": [*body.modifiers, tremors]})
+        if isinstance(body, FabulaeActionCreate):
+            body = body.model_copy(update={"in_combat": True})  # FAB-75
+        return body
+
+    def after_action(self, action: CombatAction, entries: Sequence[RecordedEntry]) -> None:
+        """Panic results bind their combatant (FAB-44); next-action constraints lift."""
+        actor = action.actor
+        if not action.reaction:
+            actor.conditions = lift_next_action(actor.conditions)
+        for entry in entries:
+            if entry.kind != "fabulae.panic" or entry.character_id is None:
+                continue
+            condition = panic_condition(
+                str(entry.result.get("code")),
+                during_own_turn=entry.character_id == actor.character_id,
+            )
+            if condition is None:
+                continue
+            for combatant in action.combatants:
+                if combatant.character_id == entry.character_id:
+                    combatant.conditions = [*combatant.conditions, condition]
+
+    def after_turn(self, combatant: Combatant) -> None:
+        combatant.conditions = pass_turn(combatant.conditions)
+
+
+COMBAT = FabulaeCombat()

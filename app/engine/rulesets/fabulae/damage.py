@@ -1,0 +1,416 @@
+"""Attacks and damage (FAB-60..68, FAB-71/72): the opposed attack, damage = base + feats,
+protection by armor and cover, each damage through a state (FAB-68)."""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from pydantic import Field
+
+from app.engine.contract import (
+    Aftermath,
+    Language,
+    Model,
+    Outcome,
+    Prepared,
+    Resolution,
+    RollKind,
+    RulesVersion,
+    Table,
+)
+from app.engine.dice import DiceSource
+from app.engine.errors import InvalidInput, invalid, refusal
+from app.engine.rulesets.fabulae.bodies import FabulaeAttackCreate
+from app.engine.rulesets.fabulae.body import Body
+from app.engine.rulesets.fabulae.combat import attack_cost
+from app.engine.rulesets.fabulae.labels import text
+from app.engine.rulesets.fabulae.pools import (
+    SYSTEM,
+    FabulaeClock,
+    FabulaeDiceModifier,
+    FabulaeOpposition,
+    FabulaePool,
+    FabulaeRollInputs,
+    RollOutcome,
+    action_roll,
+    has_talent,
+    not_rolled,
+    opposition,
+    pool_of,
+)
+from app.engine.rulesets.fabulae.sequelae import FabulaeSequelaContext
+from app.engine.rulesets.fabulae.sheet import FabulaeCharacter, FabulaeSheet, WeaponCarried
+from app.engine.rulesets.fabulae.states import FabulaeThreatened, StatesChoice, settle_now, threats
+from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC, aftermath, panicked
+from app.engine.rulesets.fabulae.tables import WEAPONS, Cover, Defense, TalentId, Weapon
+
+# FAB-62 and FAB-64: situation factors, in dice.
+MELEE_FACTORS: Final[dict[str, int]] = {
+    "attacker_on_ground": -2,
+    "sneak_attack": 2,
+    "target_on_ground": 2,
+    "helpless_target": 3,
+}
+RANGED_FACTORS: Final[dict[str, int]] = {
+    "contact_long_weapon": -3,
+    "contact_short_weapon": 3,
+    "medium_range": -1,
+    "half_light": -1,
+    "long_range": -2,
+    "total_darkness": -2,
+    "small_target": -2,
+    "extreme_range": -3,
+    "large_target": 2,
+}
+AMMO_DIE: Final[dict[int, int]] = {1: 6, 2: 12, 3: 20}  # FAB-65
+DEFENSE_ROLLS: Final[dict[str, FabulaeRollInputs]] = {
+    "parry": FabulaeRollInputs(attribute="physique", skill="combat", in_combat=True),
+    "dodge": FabulaeRollInputs(attribute="physique", skill="athletisme", in_combat=True),
+}
+
+
+class FabulaeProtection(Model):
+    """FAB-67: the armor and cover dice, each 6 removing one damage."""
+
+    armor: int
+    powers: int = Field(description="FAB-102 barrier: extra armor dice")
+    cover: int
+    dice: list[int]
+    absorbed: int
+    armor_worn: bool
+
+
+def effects_sum(sheet: FabulaeSheet, key: str) -> int:
+    """A numeric effect of the powers on a character (FAB-102), summed."""
+    return sum(int(getattr(active, key)) for active in sheet.active_effects)
+
+
+def protect(
+    victim: Body, damage: int, cover: int, dice: DiceSource
+) -> tuple[int, FabulaeProtection]:
+    """FAB-67: armor and cover dice, each 6 removes 1 damage; armor wears if damage gets through."""
+    armor = victim.sheet.armor
+    armor_value = armor.value if armor else 0
+    extra = effects_sum(victim.sheet, "armor")  # FAB-102 barrier
+    count = max(0, armor_value + extra) + cover
+    faces = [dice.roll(6) for _ in range(count)]
+    absorbed = min(damage, sum(1 for face in faces if face == 6))
+    through = damage - absorbed
+    worn = False
+    if through > 0 and armor and armor_value > 0:
+        victim.sheet.armor = armor.model_copy(update={"value": armor_value - 1})
+        worn = True
+    protection = FabulaeProtection(
+        armor=armor_value,
+        powers=extra,
+        cover=cover,
+        dice=faces,
+        absorbed=absorbed,
+        armor_worn=worn,
+    )
+    return through, protection
+
+
+def weapon_of(sheet: FabulaeSheet, weapon_id: str) -> tuple[Weapon, WeaponCarried | None]:
+    """FAB-71: the weapon, and the one carried (bare hands are always at hand)."""
+    if weapon_id not in WEAPONS:
+        raise InvalidInput(f"unknown weapon {weapon_id!r} (FAB-71 lists the weapon ids)")
+    if weapon_id == "bare_hands":
+        return WEAPONS[weapon_id], None
+    for carried in sheet.weapons:
+        if carried.id == weapon_id:
+            return WEAPONS[weapon_id], carried
+    raise InvalidInput(f"{weapon_id} is not among the attacker's weapons")
+
+
+# --- fabulae.attack (FAB-60..68) ------------------------------------------------------------
+
+
+class FabulaeAttackRequest(FabulaeClock):
+    attacker: FabulaeCharacter
+    target: FabulaeCharacter
+    mode: Literal["melee", "ranged"]
+    weapon: str
+    defense: Defense = "none"
+    situation: list[str] = Field(default_factory=list)
+    aimed: bool = False
+    snap_shot: bool = False
+    burst: int = Field(default=1, ge=1, le=3, description="FAB-65: attacks in the burst")
+    burst_fire: bool = False
+    cover: Cover = 0
+    talents: list[TalentId] = Field(default_factory=list)
+    modifiers: list[FabulaeDiceModifier] = Field(default_factory=list)
+    states: StatesChoice = "auto"
+
+
+class FabulaeAmmo(Model):
+    """FAB-65/FAB-71: the rounds a shot spent (rolled for a burst) and those left."""
+
+    die: int | None = None
+    spent: int
+    left: int
+
+
+class FabulaeAttackRoll(Model):
+    """One attack of a burst (FAB-65), or the only one."""
+
+    roll: FabulaeOpposition
+    hit: bool
+    damage: int | None = None
+    protection: FabulaeProtection | None = None
+    through: int | None = None
+
+
+class FabulaeAttackResult(FabulaeThreatened):
+    mode: Literal["melee", "ranged"]
+    weapon: str
+    defense: str | None = None
+    ammo: FabulaeAmmo | None = None
+    stress_gained: int | None = None
+    panic: bool | None = Field(default=None, description="the attacker panicked: the burst ends")
+    attacks: list[FabulaeAttackRoll] | None = None
+    # FAB-14: an impossible attack spends nothing; its pool and empty dice are recorded.
+    pool: FabulaePool | None = None
+    outcome: RollOutcome | None = None
+    dice: list[int] | None = None
+    stress_dice: list[int] | None = None
+
+
+def attack_roll(
+    request: FabulaeAttackRequest,
+) -> tuple[Weapon, WeaponCarried | None, FabulaeRollInputs]:
+    """The attacker's roll (FAB-62/64) with every factor, validated against the weapon."""
+    attacker_sheet = request.attacker.sheet
+    weapon, carried = weapon_of(attacker_sheet, request.weapon)
+    mode = request.mode
+    ranged = carried is not None and weapon.ammo is not None
+    if (mode == "ranged") != ranged:
+        raise InvalidInput(f"{weapon.id} is a {'ranged' if ranged else 'melee'} weapon")
+    factors = MELEE_FACTORS if mode == "melee" else RANGED_FACTORS
+    situation = request.situation
+    unknown = [f for f in situation if f not in factors]
+    if unknown:
+        raise InvalidInput(
+            f"unknown {mode} situation {unknown[0]!r}; known: {', '.join(sorted(factors))}"
+        )
+    if mode == "ranged" and "contact_short_weapon" in situation and weapon.hands != 1:
+        raise invalid("FAB-64", "contact_short_weapon is for one-handed guns like a revolver")
+    if mode == "ranged" and "contact_long_weapon" in situation and weapon.hands != 2:
+        raise invalid("FAB-64", "contact_long_weapon is for two-handed guns")
+    modifiers = [FabulaeDiceModifier(source=f, dice=factors[f]) for f in situation]
+    if mode == "ranged" and has_talent(attacker_sheet, "fine_gachette"):
+        # FAB-90 fine_gachette: half-light costs nothing.
+        modifiers = [m for m in modifiers if m.source != "half_light"]
+    modifiers.append(FabulaeDiceModifier(source=f"weapon {weapon.id}", dice=weapon.roll_bonus))
+    if request.aimed:
+        if mode != "ranged":
+            raise invalid("FAB-64", "aiming prepares a shot, not a melee attack")
+        bonus = 3 if has_talent(attacker_sheet, "fine_gachette") else 2
+        modifiers.append(FabulaeDiceModifier(source="aimed", dice=bonus))
+    if request.snap_shot:
+        if mode != "ranged" or not has_talent(attacker_sheet, "snap_shot"):
+            raise InvalidInput("snap_shot is a Tir attack of a character with the talent")
+        modifiers.append(FabulaeDiceModifier(source="snap_shot", dice=-2))
+    against = effects_sum(request.target.sheet, "attacks_against")
+    if against:
+        modifiers.append(FabulaeDiceModifier(source="powers on the target", dice=against))
+    modifiers += [m.model_copy() for m in request.modifiers]
+    roll = FabulaeRollInputs(
+        attribute="physique" if mode == "melee" else "habilete",
+        skill="combat" if mode == "melee" else "tir",
+        modifiers=modifiers,
+        talents=list(request.talents),
+        in_combat=True,
+    )
+    return weapon, carried, roll
+
+
+def damage_of(
+    request: FabulaeAttackRequest, weapon: Weapon, sheet: FabulaeSheet, feats: int
+) -> int:
+    """FAB-66: base damage + the attacker's feats, with the talents and powers that add."""
+    damage = weapon.damage + feats
+    if request.mode == "melee":
+        if has_talent(sheet, "cogneur") and (weapon.id == "bare_hands" or weapon.blunt):
+            damage += 1  # FAB-90 cogneur
+        damage += effects_sum(sheet, "melee_damage")  # FAB-102 resize
+    return damage
+
+
+def prepare_attack(body: FabulaeAttackCreate, table: Table) -> Prepared[FabulaeAttackRequest]:
+    attacker = table.acting(body.attacker_id, FabulaeCharacter)
+    target = table.character(body.target_id, FabulaeCharacter)
+    if attacker.id == target.id:
+        raise InvalidInput("a character does not attack themselves: choose another target")
+    request = FabulaeAttackRequest(
+        system=SYSTEM,
+        session=table.session,
+        scene=table.scene,
+        attacker=attacker,
+        target=target,
+        mode=body.mode,
+        weapon=body.weapon,
+        defense=body.defense,
+        situation=list(body.situation),
+        aimed=body.aimed,
+        snap_shot=body.snap_shot,
+        burst=body.burst,
+        burst_fire=body.burst_fire,
+        cover=body.cover,
+        talents=list(body.talents),
+        modifiers=[FabulaeDiceModifier(source=m.source, dice=m.dice) for m in body.modifiers],
+        states=body.states,
+    )
+    return Prepared(request, character_id=attacker.id, visibility=body.visibility)
+
+
+def resolve_attack(
+    request: FabulaeAttackRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeAttackResult]:
+    """FAB-62..68: opposed attack, damage = base + feats, protection, states, Broken."""
+    attacker, target = request.attacker, request.target
+    for who in (attacker, target):
+        if who.sheet.dead:
+            raise refusal("FAB-51", f"{who.name} is dead")
+    weapon, carried, roll = attack_roll(request)
+    # Every check before the first die (pool_of refuses a bad talent or factor), and an
+    # impossible attack (FAB-14) spends nothing: no ammunition, no stress.
+    pool = pool_of(attacker, roll, request.session)
+    if pool.pool <= 0:
+        impossible = FabulaeAttackResult(
+            mode=request.mode,
+            weapon=weapon.id,
+            pool=pool,
+            outcome="impossible",
+            dice=[],
+            stress_dice=[],
+        )
+        return Resolution(impossible)
+    defense = request.defense
+    ranged = carried is not None and weapon.ammo is not None
+    if ranged and defense != "none":
+        raise invalid("FAB-62", "parry and dodge answer melee attacks; cover protects from shots")
+    cover = request.cover
+    burst = request.burst
+    shooter = Body(attacker)
+    result = FabulaeAttackResult(mode=request.mode, weapon=weapon.id, defense=defense)
+    if (burst > 1 or request.burst_fire) and not weapon.burst:
+        raise invalid("FAB-65", f"the {weapon.id} cannot fire in bursts")
+    if ranged:
+        assert carried is not None
+        if not carried.ammo:
+            raise refusal("FAB-71", f"the {weapon.id} is empty; reload before firing")
+        ammo_before = carried.ammo
+        if weapon.burst and request.burst_fire:
+            die = AMMO_DIE[burst]
+            spent = min(ammo_before, dice.roll(die))  # FAB-65: ammunition spent is rolled
+            result.ammo = FabulaeAmmo(die=die, spent=spent, left=ammo_before - spent)
+            burst = min(burst, spent)  # no more shots than rounds
+            if not has_talent(shooter.sheet, "burst_master"):
+                shooter.sheet.stress = shooter.sheet.stress + 1  # FAB-65
+                result.stress_gained = 1
+        elif burst > 1:
+            raise invalid("FAB-65", "repeated attacks need burst_fire: true")
+        else:
+            spent = 1
+            result.ammo = FabulaeAmmo(spent=1, left=ammo_before - 1)
+        shooter.sheet.weapons = [
+            w.model_copy(update={"ammo": (w.ammo or 0) - spent}) if w.id == weapon.id else w
+            for w in shooter.sheet.weapons
+        ]
+    victim = Body(target)
+    now = settle_now(request.states, target)
+    attacks = []
+    hits_through = 0
+    last_feats = 0
+    for _ in range(burst):
+        side, _unused = action_roll(attacker, roll, request.session, dice)
+        if defense == "none":
+            passive = not_rolled("failure")
+        else:
+            passive, _ignored = action_roll(target, DEFENSE_ROLLS[defense], request.session, dice)
+        opposed = opposition(side, passive)
+        if opposed.outcome != "success":
+            attacks.append(FabulaeAttackRoll(roll=opposed, hit=False))
+            if side.outcome == "panic":
+                result.panic = True
+                break
+            continue
+        damage = damage_of(request, weapon, shooter.sheet, opposed.feats)
+        through, protection = protect(victim, damage, cover, dice)
+        if through > 0:
+            through += effects_sum(shooter.sheet, "net_damage")  # FAB-102 enchant_weapon
+        attacks.append(
+            FabulaeAttackRoll(
+                roll=opposed, hit=True, damage=damage, protection=protection, through=through
+            )
+        )
+        hits_through += through
+        last_feats = opposed.feats
+    result.attacks = attacks
+    context = FabulaeSequelaContext(
+        weapon_mod=weapon.sequela_mod,
+        feats=last_feats,
+        butcher=has_talent(shooter.sheet, "butcher") and not victim.sheet.creature,
+    )
+    threatened = threats(victim, hits_through, "physical", "FAB-68", dice, context, now)
+    for name in threatened.model_fields_set:
+        setattr(result, name, getattr(threatened, name))
+    return Resolution(result, shooter.effects("FAB-65") + victim.effects("FAB-68"))
+
+
+def after_attack(
+    prepared: Prepared[FabulaeAttackRequest], resolution: Resolution[FabulaeAttackResult], seq: int
+) -> Aftermath:
+    request, result = prepared.request, resolution.result
+    who: list[str | None] = []
+    if result.outcome == "panic" or result.panic:
+        who.append(request.attacker.id)
+    for attack in result.attacks or []:
+        if panicked(attack.roll.active):
+            who.append(request.attacker.id)
+        if panicked(attack.roll.passive):
+            who.append(request.target.id)
+    pool = result.pool.pool if result.outcome == "impossible" and result.pool else None
+    return aftermath(who, prepared.visibility, impossible_pool=pool, seq=seq)
+
+
+def attack_summary(
+    request: FabulaeAttackRequest, result: FabulaeAttackResult, language: Language
+) -> str:
+    """« Carl → Ada, Revolver : touché, 2 dégâts »."""
+    weapon = text("weapon", request.weapon, language)
+    head = f"{request.attacker.name} → {request.target.name}, {weapon}"
+    colon = " :" if language == "fr" else ":"
+    if result.outcome == "impossible":
+        return f"{head}{colon} {text('outcome', 'impossible', language)}"
+    attacks = result.attacks or []
+    hits = [a for a in attacks if a.hit]
+    if not hits:
+        return f"{head}{colon} {text('result', 'miss', language)}"
+    through = sum(a.through or 0 for a in hits)
+    word = "dégâts" if language == "fr" else "damage"
+    return f"{head}{colon} {text('result', 'hit', language)}, {through} {word}"
+
+
+def attack_outcome(result: FabulaeAttackResult) -> Outcome:
+    if result.outcome == "impossible":
+        return Outcome("outcome", "impossible")
+    hit = any(a.hit for a in result.attacks or [])
+    return Outcome("result", "hit" if hit else "miss")
+
+
+ATTACK: RollKind[FabulaeAttackCreate, FabulaeAttackRequest, FabulaeAttackResult] = RollKind(
+    name="fabulae.attack",
+    cost=attack_cost,
+    title="Attack",
+    body=FabulaeAttackCreate,
+    request=FabulaeAttackRequest,
+    result=FabulaeAttackResult,
+    prepare=prepare_attack,
+    resolve=resolve_attack,
+    summary=attack_summary,
+    after=after_attack,
+    triggers=SETS_OFF_PANIC,
+    outcome=attack_outcome,
+)

@@ -1,0 +1,338 @@
+"""Grapples (FAB-63): the hold, breaking free, strangling."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from app.engine.contract import (
+    Aftermath,
+    Language,
+    Model,
+    Outcome,
+    Prepared,
+    Resolution,
+    RollKind,
+    RulesVersion,
+    Table,
+)
+from app.engine.dice import DiceSource
+from app.engine.errors import InvalidInput, refusal
+from app.engine.rulesets.fabulae.bodies import (
+    FabulaeBreakFreeCreate,
+    FabulaeGrappleCreate,
+    FabulaeStrangleCreate,
+)
+from app.engine.rulesets.fabulae.body import Body
+from app.engine.rulesets.fabulae.combat import slow_action
+from app.engine.rulesets.fabulae.damage import DEFENSE_ROLLS
+from app.engine.rulesets.fabulae.labels import text
+from app.engine.rulesets.fabulae.pools import (
+    SYSTEM,
+    FabulaeClock,
+    FabulaeDice,
+    FabulaeDiceModifier,
+    FabulaeOpposition,
+    FabulaePool,
+    FabulaeRollInputs,
+    RollOutcome,
+    action_roll,
+    not_rolled,
+    opposition,
+)
+from app.engine.rulesets.fabulae.sequelae import no_context
+from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
+from app.engine.rulesets.fabulae.states import FabulaeThreatened, StatesChoice, settle_now, threats
+from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC, aftermath, panicked
+from app.engine.rulesets.fabulae.tables import Defense
+
+HOLD = FabulaeRollInputs(attribute="physique", skill="combat", in_combat=True)
+
+
+class FabulaeUnopposed(Model):
+    """An attempt that never happened (FAB-14): the active side alone."""
+
+    active: FabulaeDice
+
+
+class FabulaeHoldResult(Model):
+    roll: FabulaeOpposition | FabulaeUnopposed
+    outcome: RollOutcome | None = Field(default=None, description="impossible (FAB-14) only")
+    pool: FabulaePool | None = None
+
+
+class FabulaeGrappleResult(FabulaeHoldResult):
+    grappled: bool | None = None
+
+
+class FabulaeBreakFreeResult(FabulaeHoldResult):
+    freed: bool | None = None
+
+
+def pair(
+    table: Table, attacker_id: object, target_id: object
+) -> tuple[FabulaeCharacter, FabulaeCharacter]:
+    attacker = table.acting(str(attacker_id), FabulaeCharacter)
+    target = table.character(str(target_id), FabulaeCharacter)
+    if attacker.id == target.id:
+        raise InvalidInput("a character does not attack themselves: choose another target")
+    return attacker, target
+
+
+def hold_aftermath(
+    result: FabulaeHoldResult, active_id: str, passive_id: str, visibility: str, seq: int
+) -> Aftermath:
+    who: list[str | None] = []
+    roll = result.roll
+    if panicked(roll.active):
+        who.append(active_id)
+    if isinstance(roll, FabulaeOpposition) and panicked(roll.passive):
+        who.append(passive_id)
+    pool = result.pool.pool if result.outcome == "impossible" and result.pool else None
+    return aftermath(who, visibility, impossible_pool=pool, seq=seq)  # type: ignore[arg-type]
+
+
+def hold_summary(
+    name: str, what: str, result: FabulaeHoldResult, won: bool | None, language: Language
+) -> str:
+    colon = " :" if language == "fr" else ":"
+    if result.outcome == "impossible":
+        return f"{name} — {what}{colon} {text('outcome', 'impossible', language)}"
+    return f"{name} — {what}{colon} {text('outcome', 'success' if won else 'failure', language)}"
+
+
+# --- fabulae.grapple ------------------------------------------------------------------------
+
+
+class FabulaeGrappleRequest(FabulaeClock):
+    attacker: FabulaeCharacter
+    target: FabulaeCharacter
+    defense: Defense = "none"
+    modifiers: list[FabulaeDiceModifier] = Field(default_factory=list)
+
+
+def prepare_grapple(body: FabulaeGrappleCreate, table: Table) -> Prepared[FabulaeGrappleRequest]:
+    attacker, target = pair(table, body.attacker_id, body.target_id)
+    request = FabulaeGrappleRequest(
+        system=SYSTEM,
+        session=table.session,
+        scene=table.scene,
+        attacker=attacker,
+        target=target,
+        defense=body.defense,
+        modifiers=[FabulaeDiceModifier(source=m.source, dice=m.dice) for m in body.modifiers],
+    )
+    return Prepared(request, character_id=attacker.id, visibility=body.visibility)
+
+
+def resolve_grapple(
+    request: FabulaeGrappleRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeGrappleResult]:
+    """FAB-63: a melee grapple; on success the victim can only try to break free."""
+    attacker, target = request.attacker, request.target
+    roll = HOLD.model_copy(update={"modifiers": list(request.modifiers)})
+    defense = request.defense
+    side, _ = action_roll(attacker, roll, request.session, dice)
+    if side.outcome == "impossible":
+        unopposed = FabulaeUnopposed(active=side)
+        return Resolution(
+            FabulaeGrappleResult(roll=unopposed, outcome="impossible", pool=side.pool)
+        )
+    if defense == "none":
+        passive = not_rolled("failure", dice=False)
+    else:
+        passive, _ = action_roll(target, DEFENSE_ROLLS[defense], request.session, dice)
+    opposed = opposition(side, passive)
+    victim = Body(target)
+    if opposed.outcome == "success":
+        victim.sheet.grappled_by = attacker.id
+    result = FabulaeGrappleResult(roll=opposed, grappled=opposed.outcome == "success")
+    return Resolution(result, victim.effects("FAB-63"))
+
+
+def after_grapple(
+    prepared: Prepared[FabulaeGrappleRequest],
+    resolution: Resolution[FabulaeGrappleResult],
+    seq: int,
+) -> Aftermath:
+    request = prepared.request
+    return hold_aftermath(
+        resolution.result, request.attacker.id, request.target.id, prepared.visibility, seq
+    )
+
+
+def grapple_summary(
+    request: FabulaeGrappleRequest, result: FabulaeGrappleResult, language: Language
+) -> str:
+    what = f"{'agrippe' if language == 'fr' else 'grapples'} {request.target.name}"
+    return hold_summary(request.attacker.name, what, result, result.grappled, language)
+
+
+def grapple_outcome(result: FabulaeGrappleResult) -> Outcome:
+    if result.outcome == "impossible":
+        return Outcome("outcome", "impossible")
+    return Outcome("result", "grappled") if result.grappled else Outcome("outcome", "failure")
+
+
+GRAPPLE: RollKind[FabulaeGrappleCreate, FabulaeGrappleRequest, FabulaeGrappleResult] = RollKind(
+    name="fabulae.grapple",
+    cost=slow_action,
+    title="Grapple",
+    body=FabulaeGrappleCreate,
+    request=FabulaeGrappleRequest,
+    result=FabulaeGrappleResult,
+    prepare=prepare_grapple,
+    resolve=resolve_grapple,
+    summary=grapple_summary,
+    after=after_grapple,
+    triggers=SETS_OFF_PANIC,
+    outcome=grapple_outcome,
+)
+
+
+# --- fabulae.break_free ---------------------------------------------------------------------
+
+
+class FabulaeBreakFreeRequest(FabulaeClock):
+    character: FabulaeCharacter
+    holder: FabulaeCharacter
+
+
+def prepare_break_free(
+    body: FabulaeBreakFreeCreate, table: Table
+) -> Prepared[FabulaeBreakFreeRequest]:
+    victim = table.acting(body.character_id, FabulaeCharacter)
+    holder_id = victim.sheet.grappled_by
+    if holder_id is None:
+        raise InvalidInput(f"{victim.name} is not held by anyone (FAB-63)")
+    holder = table.character(holder_id, FabulaeCharacter)
+    request = FabulaeBreakFreeRequest(
+        system=SYSTEM, session=table.session, scene=table.scene, character=victim, holder=holder
+    )
+    return Prepared(request, character_id=victim.id, visibility=body.visibility)
+
+
+def resolve_break_free(
+    request: FabulaeBreakFreeRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeBreakFreeResult]:
+    """FAB-63: the victim's slow action, an opposed Combat roll against the hold."""
+    victim, holder = request.character, request.holder
+    if victim.sheet.grappled_by != holder.id:
+        raise refusal("FAB-63", f"{victim.name} is not held by {holder.name}")
+    side, _ = action_roll(victim, HOLD, request.session, dice)
+    if side.outcome == "impossible":
+        unopposed = FabulaeUnopposed(active=side)
+        return Resolution(
+            FabulaeBreakFreeResult(roll=unopposed, outcome="impossible", pool=side.pool)
+        )
+    hold, _ = action_roll(holder, HOLD, request.session, dice)
+    opposed = opposition(side, hold)
+    body = Body(victim)
+    if opposed.outcome == "success":
+        body.sheet.grappled_by = None
+    result = FabulaeBreakFreeResult(roll=opposed, freed=opposed.outcome == "success")
+    return Resolution(result, body.effects("FAB-63"))
+
+
+def after_break_free(
+    prepared: Prepared[FabulaeBreakFreeRequest],
+    resolution: Resolution[FabulaeBreakFreeResult],
+    seq: int,
+) -> Aftermath:
+    request = prepared.request
+    return hold_aftermath(
+        resolution.result, request.character.id, request.holder.id, prepared.visibility, seq
+    )
+
+
+def break_free_summary(
+    request: FabulaeBreakFreeRequest, result: FabulaeBreakFreeResult, language: Language
+) -> str:
+    what = "se dégage" if language == "fr" else "breaks free"
+    return hold_summary(request.character.name, what, result, result.freed, language)
+
+
+def break_free_outcome(result: FabulaeBreakFreeResult) -> Outcome:
+    if result.outcome == "impossible":
+        return Outcome("outcome", "impossible")
+    return Outcome("result", "freed" if result.freed else "held")
+
+
+BREAK_FREE: RollKind[FabulaeBreakFreeCreate, FabulaeBreakFreeRequest, FabulaeBreakFreeResult] = (
+    RollKind(
+        name="fabulae.break_free",
+        cost=slow_action,
+        title="Break free",
+        body=FabulaeBreakFreeCreate,
+        request=FabulaeBreakFreeRequest,
+        result=FabulaeBreakFreeResult,
+        prepare=prepare_break_free,
+        resolve=resolve_break_free,
+        summary=break_free_summary,
+        after=after_break_free,
+        triggers=SETS_OFF_PANIC,
+        outcome=break_free_outcome,
+    )
+)
+
+
+# --- fabulae.strangle -----------------------------------------------------------------------
+
+
+class FabulaeStrangleRequest(FabulaeClock):
+    attacker: FabulaeCharacter
+    target: FabulaeCharacter
+    states: StatesChoice = "auto"
+
+
+class FabulaeStrangleResult(FabulaeThreatened):
+    damage: int
+
+
+def prepare_strangle(body: FabulaeStrangleCreate, table: Table) -> Prepared[FabulaeStrangleRequest]:
+    attacker, target = pair(table, body.attacker_id, body.target_id)
+    request = FabulaeStrangleRequest(
+        system=SYSTEM,
+        session=table.session,
+        scene=table.scene,
+        attacker=attacker,
+        target=target,
+        states=body.states,
+    )
+    return Prepared(request, character_id=attacker.id, visibility=body.visibility)
+
+
+def resolve_strangle(
+    request: FabulaeStrangleRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeStrangleResult]:
+    """FAB-63: while the hold lasts, 1 net damage per round, automatically."""
+    holder, victim = request.attacker, request.target
+    if victim.sheet.grappled_by != holder.id:
+        raise refusal("FAB-63", f"{holder.name} does not hold {victim.name}")
+    body = Body(victim)
+    now = settle_now(request.states, victim)
+    threatened = threats(body, 1, "physical", "FAB-63", dice, no_context(), now)
+    result = FabulaeStrangleResult(damage=1, **threatened.model_dump(exclude_unset=True))
+    return Resolution(result, body.effects("FAB-63"))
+
+
+def strangle_summary(
+    request: FabulaeStrangleRequest, result: FabulaeStrangleResult, language: Language
+) -> str:
+    what = "étrangle" if language == "fr" else "strangles"
+    word = "dégât" if language == "fr" else "damage"
+    colon = " :" if language == "fr" else ":"
+    return f"{request.attacker.name} {what} {request.target.name}{colon} {result.damage} {word}"
+
+
+STRANGLE: RollKind[FabulaeStrangleCreate, FabulaeStrangleRequest, FabulaeStrangleResult] = RollKind(
+    name="fabulae.strangle",
+    cost=slow_action,
+    title="Strangle",
+    body=FabulaeStrangleCreate,
+    request=FabulaeStrangleRequest,
+    result=FabulaeStrangleResult,
+    prepare=prepare_strangle,
+    resolve=resolve_strangle,
+    summary=strangle_summary,
+    is_roll=False,
+)

@@ -1,0 +1,482 @@
+"""Destiny (FAB-30..35): the GM's award, pushing a roll (FAB-31..35, FAB-37), and the free
+reroll of a street rat (FAB-90)."""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from pydantic import ConfigDict, Field, JsonValue
+
+from app.engine.contract import (
+    Aftermath,
+    Effect,
+    Language,
+    Model,
+    Outcome,
+    Prepared,
+    Resolution,
+    RollKind,
+    RulesVersion,
+    Table,
+    effect,
+)
+from app.engine.dice import DiceSource
+from app.engine.errors import InvalidInput, refusal
+from app.engine.rulesets.fabulae.bodies import (
+    FabulaeDestinyAwardCreate,
+    FabulaePushCreate,
+    FabulaeStreetRatCreate,
+)
+from app.engine.rulesets.fabulae.labels import text
+from app.engine.rulesets.fabulae.pools import (
+    SYSTEM,
+    FabulaeClock,
+    FabulaeDice,
+    FabulaePool,
+    FabulaeRerolledFrom,
+    FabulaeRollInputs,
+    RollOutcome,
+    dice_text,
+    has_talent,
+    opposition,
+    read_dice,
+)
+from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
+from app.engine.rulesets.fabulae.states import FabulaeFollowUp, FabulaePending, check_chosen_state
+from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC, aftermath, stress_change
+
+PUSHABLE_KINDS: Final = frozenset({"fabulae.action", "fabulae.opposed", "fabulae.stress_resist"})
+REROLLS: Final = ("fabulae.push", "fabulae.street_rat")
+DOUBLE_PUSH: Final[dict[str, str]] = {
+    "physique": "double_push_physique",
+    "habilete": "double_push_habilete",
+    "intellect": "double_push_intellect",
+    "empathie": "double_push_empathie",
+}
+
+
+class FabulaeFollowed(Model):
+    """The entry a follow-up acts on, as its request records it."""
+
+    seq: int
+    kind: str
+    request: dict[str, JsonValue]
+    result: dict[str, JsonValue]
+
+
+class _RollOf(Model):
+    model_config = ConfigDict(extra="ignore")
+    roll: FabulaeRollInputs
+
+
+class _ActiveRollOf(Model):
+    model_config = ConfigDict(extra="ignore")
+    active: _RollOf
+
+
+class _RollView(Model):
+    """A roll as it stands, whatever kind made it: its dice, or an opposition's sides."""
+
+    model_config = ConfigDict(extra="ignore")
+    pool: FabulaePool | None = None
+    dice: list[int] = Field(default_factory=list)
+    stress_dice: list[int] = Field(default_factory=list)
+    outcome: RollOutcome
+    active: FabulaeDice | None = None
+    passive: bool | FabulaeDice = False
+    stress_lowered: int = 0
+
+
+def followed_entry(table: Table, follows: int) -> tuple[FabulaeFollowed, FabulaeCharacter, str]:
+    """The entry followed up, the character who rolled it (whom the caller must control),
+    and its visibility."""
+    entry = table.entry(follows)
+    if entry.character_id is None:
+        raise InvalidInput(f"follows: entry {follows} ({entry.kind}) concerns no character")
+    character = table.acting(entry.character_id, FabulaeCharacter)
+    followed = FabulaeFollowed(
+        seq=entry.seq, kind=entry.kind, request=entry.request, result=entry.result
+    )
+    return followed, character, entry.visibility
+
+
+def follow_ups(table: Table, follows: int) -> list[FabulaeFollowUp]:
+    return [
+        FabulaeFollowUp(seq=f.seq, kind=f.kind, character_id=f.character_id, result=f.result)
+        for f in table.follow_ups(follows)
+    ]
+
+
+def roll_of(action: FabulaeFollowed) -> FabulaeRollInputs:
+    """The roller's own roll inputs: the active side's in an opposed roll."""
+    if action.kind == "fabulae.opposed":
+        return _ActiveRollOf.model_validate(action.request).active.roll
+    return _RollOf.model_validate(action.request).roll
+
+
+# --- fabulae.push (FAB-31..35, FAB-37) ----------------------------------------------------
+
+
+class FabulaePushRequest(FabulaeClock):
+    character: FabulaeCharacter
+    action: FabulaeFollowed
+    follow_ups: list[FabulaeFollowUp] = Field(default_factory=list)
+    state: str | None = None
+    absorb: bool = False
+
+
+class FabulaeStatePrice(Model):
+    """FAB-32: the state a 1 cost, or FAB-34's Destiny that absorbed it."""
+
+    rule: str
+    state: str | None = None
+    absorbed: bool | None = None
+
+
+class FabulaePushResult(Model):
+    """The roll pushed (FAB-31): the side itself, or for an opposed roll the opposition
+    against the passive side's unchanged dice (FAB-37)."""
+
+    pool: FabulaePool | None = None
+    dice: list[int] | None = None
+    stress_dice: list[int] | None = None
+    sixes: int | None = None
+    feats: int
+    panic: bool | None = None
+    outcome: RollOutcome
+    label: str
+    rerolled_from: FabulaeRerolledFrom | None = None
+    active: FabulaeDice | None = None
+    passive: bool | FabulaeDice
+    net: int | None = None
+    winner: Literal["active", "passive"] | None = None
+    push: int = Field(description="1 for the first push, 2 for a second (FAB-33)")
+    state_price: FabulaeStatePrice | None = None
+    pending_states: list[FabulaePending] | None = None
+    stress_lowered: int | None = None
+
+
+def current_roll(request: FabulaePushRequest) -> tuple[_RollView, int]:
+    """The roll as it stands: the last push replaced it for good (FAB-33)."""
+    result = request.action.result
+    pushes = 0
+    for follow in request.follow_ups:
+        if follow.kind in REROLLS:
+            result = follow.result
+            pushes += follow.kind == "fabulae.push"
+    return _RollView.model_validate(result), pushes
+
+
+def prepare_push(body: FabulaePushCreate, table: Table) -> Prepared[FabulaePushRequest]:
+    action, character, visibility = followed_entry(table, body.follows)
+    request = FabulaePushRequest(
+        system=SYSTEM,
+        session=table.session,
+        scene=table.scene,
+        character=character,
+        action=action,
+        follow_ups=follow_ups(table, body.follows),
+        state=body.state,
+        absorb=body.absorb,
+    )
+    return Prepared(
+        request,
+        character_id=character.id,
+        visibility=body.visibility or visibility,  # type: ignore[arg-type]
+        follows=body.follows,
+    )
+
+
+def resolve_push(
+    request: FabulaePushRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaePushResult]:
+    """FAB-31..35: 1 Destiny rerolls every 2..5 (stress dice too); 1s and 6s stay."""
+    action = request.action
+    if action.kind not in PUSHABLE_KINDS:
+        raise InvalidInput(f"follows must name an action roll, not {action.kind}")
+    character = request.character
+    sheet = character.sheet
+    current, pushes = current_roll(request)
+    opposed = action.kind == "fabulae.opposed"
+    if opposed:
+        assert current.active is not None
+        side = current.active
+    else:
+        side = FabulaeDice(
+            pool=current.pool,
+            dice=current.dice,
+            stress_dice=current.stress_dice,
+            outcome=current.outcome,
+        )
+    roll = roll_of(action)
+    if roll.passive:
+        raise refusal("FAB-33", "a passive roll imposed by the GM cannot be pushed")
+    if side.outcome == "impossible":
+        raise refusal("FAB-14", "an impossible action rolled no dice; there is nothing to push")
+    if side.outcome == "panic":
+        raise refusal("FAB-42", "a panicked action is interrupted and cannot be pushed")
+    if pushes >= 1:
+        talent = DOUBLE_PUSH[roll.attribute]
+        if pushes >= 2 or not has_talent(sheet, talent):
+            raise refusal(
+                "FAB-33",
+                f"one push per action; a second needs the talent {talent} on a "
+                f"{roll.attribute} roll",
+            )
+    absorb, state = request.absorb, request.state
+    if absorb and state is not None:
+        raise InvalidInput(
+            "FAB-32/FAB-34: name a state to check or absorb it, not both", rule="FAB-32"
+        )
+    # Every refusal comes before the dice: a request refused after drawing would let the
+    # caller see what the next entry's dice hold without paying for them.
+    if state is not None:
+        check_chosen_state(character, state, "FAB-32")
+    if sheet.destiny < (2 if absorb else 1):
+        raise refusal(
+            "FAB-34" if absorb else "FAB-31",
+            f"pushing costs 1 Destiny point{' and absorbing one more' if absorb else ''}; "
+            f"{character.name} has {sheet.destiny}",
+        )
+    faces = [face if face in (1, 6) else dice.roll(6) for face in side.dice]
+    stress = [face if face in (1, 6) else dice.roll(6) for face in side.stress_dice]
+    rolled = read_dice(faces, stress)
+    pushed = FabulaeDice(
+        pool=side.pool,
+        **rolled.model_dump(exclude_unset=True),
+        rerolled_from=FabulaeRerolledFrom(dice=side.dice, stress_dice=side.stress_dice),
+    )
+    if opposed:
+        assert isinstance(current.passive, FabulaeDice)
+        fields = opposition(pushed, current.passive).model_dump(exclude_unset=True)
+    else:
+        fields = {**pushed.model_dump(exclude_unset=True), "passive": False}
+    result = FabulaePushResult(**fields, push=pushes + 1)
+    cost = 1
+    effects: list[Effect] = []
+    if any(face == 1 for face in [*faces, *stress]):
+        # FAB-32: a 1 anywhere in the final set costs one state of the player's choice.
+        if absorb:
+            cost = 2  # FAB-34: one more Destiny cancels it
+            result.state_price = FabulaeStatePrice(rule="FAB-32", absorbed=True)
+        elif state is not None:
+            effects += check_chosen_state(character, state, "FAB-32")
+            result.state_price = FabulaeStatePrice(rule="FAB-32", state=state)
+        else:
+            result.pending_states = [FabulaePending(rule="FAB-32", choice="any")]
+    destiny = sheet.destiny
+    effects.insert(0, effect(character.id, "destiny", destiny, destiny - cost, "FAB-31"))
+    if action.kind == "fabulae.stress_resist":
+        effects += stress_resisted(character, current.stress_lowered, result)
+    return Resolution(result, effects)
+
+
+def stress_resisted(
+    character: FabulaeCharacter, lowered: int, after: FabulaePushResult
+) -> list[Effect]:
+    """FAB-43 after a push: the sixes the new roll adds lower stress further."""
+    if after.outcome != "success":
+        after.stress_lowered = lowered
+        return []
+    more = min(character.sheet.stress, (after.sixes or 0) - lowered)
+    after.stress_lowered = lowered + max(0, more)
+    return stress_change(character, -more, "FAB-43") if more > 0 else []
+
+
+def after_push(
+    prepared: Prepared[FabulaePushRequest], resolution: Resolution[FabulaePushResult], seq: int
+) -> Aftermath:
+    result = resolution.result
+    side = result.active or result
+    if side.outcome != "panic":
+        return aftermath([], prepared.visibility)
+    return aftermath([prepared.request.character.id], prepared.visibility)
+
+
+def push_summary(request: FabulaePushRequest, result: FabulaePushResult, language: Language) -> str:
+    """« Ada — Poussée : 6 6 1 → Succès »."""
+    what = "Poussée" if language == "fr" else "Push"
+    colon = " :" if language == "fr" else ":"
+    side = result.active or FabulaeDice(
+        dice=result.dice or [], stress_dice=result.stress_dice or [], outcome=result.outcome
+    )
+    return (
+        f"{request.character.name} — {what}{colon} {dice_text(side)} → "
+        f"{text('outcome', result.outcome, language)}"
+    )
+
+
+PUSH: RollKind[FabulaePushCreate, FabulaePushRequest, FabulaePushResult] = RollKind(
+    name="fabulae.push",
+    title="Push",
+    body=FabulaePushCreate,
+    request=FabulaePushRequest,
+    result=FabulaePushResult,
+    prepare=prepare_push,
+    resolve=resolve_push,
+    summary=push_summary,
+    reaction=True,
+    after=after_push,
+    triggers=SETS_OFF_PANIC,
+    outcome=lambda result: Outcome("outcome", result.outcome),
+)
+
+
+# --- fabulae.street_rat (FAB-90) ------------------------------------------------------------
+
+
+class FabulaeStreetRatRequest(FabulaeClock):
+    character: FabulaeCharacter
+    action: FabulaeFollowed
+    follow_ups: list[FabulaeFollowUp] = Field(default_factory=list)
+    die: int = Field(description="index of the die to reroll")
+
+
+class FabulaeStreetRatResult(FabulaeDice):
+    passive: bool
+    rerolled_die: int
+
+
+def prepare_street_rat(
+    body: FabulaeStreetRatCreate, table: Table
+) -> Prepared[FabulaeStreetRatRequest]:
+    action, character, visibility = followed_entry(table, body.follows)
+    request = FabulaeStreetRatRequest(
+        system=SYSTEM,
+        session=table.session,
+        scene=table.scene,
+        character=character,
+        action=action,
+        follow_ups=follow_ups(table, body.follows),
+        die=body.die,
+    )
+    return Prepared(
+        request,
+        character_id=character.id,
+        visibility=body.visibility or visibility,  # type: ignore[arg-type]
+        follows=body.follows,
+    )
+
+
+def resolve_street_rat(
+    request: FabulaeStreetRatRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeStreetRatResult]:
+    """FAB-90 street_rat: in a city, reroll one failed die of a Furtivité or flight roll, free."""
+    if not has_talent(request.character.sheet, "street_rat"):
+        raise InvalidInput("street_rat is a talent this character does not have")
+    action = request.action
+    if action.kind != "fabulae.action":
+        raise InvalidInput(f"follows must name a fabulae.action entry, not {action.kind}")
+    if roll_of(action).skill not in ("furtivite", "athletisme"):
+        raise refusal("FAB-90", "street_rat rerolls Furtivité or flight (Athlétisme) rolls only")
+    if any(f.kind == "fabulae.street_rat" for f in request.follow_ups):
+        raise refusal("FAB-90", "street_rat rerolls one die once per roll")
+    if any(f.kind == "fabulae.push" for f in request.follow_ups):
+        raise refusal("FAB-33", "the push replaced this roll for good; reroll before pushing")
+    current = _RollView.model_validate(action.result)
+    if current.outcome in ("panic", "impossible"):
+        raise refusal("FAB-42", "a panicked or impossible action cannot be rerolled")
+    index = request.die
+    if not 0 <= index < len(current.dice):
+        raise InvalidInput(f"die must index the roll's {len(current.dice)} dice")
+    if current.dice[index] == 6:
+        raise InvalidInput("street_rat rerolls a failed die, not a 6")
+    faces = list(current.dice)
+    faces[index] = dice.roll(6)
+    rolled = read_dice(faces, current.stress_dice)
+    result = FabulaeStreetRatResult(
+        pool=current.pool,
+        **rolled.model_dump(exclude_unset=True),
+        passive=current.passive if isinstance(current.passive, bool) else False,
+        rerolled_die=index,
+    )
+    return Resolution(result)
+
+
+def street_rat_summary(
+    request: FabulaeStreetRatRequest, result: FabulaeStreetRatResult, language: Language
+) -> str:
+    what = "Rat des rues" if language == "fr" else "Street rat"
+    colon = " :" if language == "fr" else ":"
+    return (
+        f"{request.character.name} — {what}{colon} {dice_text(result)} → "
+        f"{text('outcome', result.outcome, language)}"
+    )
+
+
+STREET_RAT: RollKind[FabulaeStreetRatCreate, FabulaeStreetRatRequest, FabulaeStreetRatResult] = (
+    RollKind(
+        name="fabulae.street_rat",
+        title="Street rat reroll",
+        body=FabulaeStreetRatCreate,
+        request=FabulaeStreetRatRequest,
+        result=FabulaeStreetRatResult,
+        prepare=prepare_street_rat,
+        resolve=resolve_street_rat,
+        summary=street_rat_summary,
+        reaction=True,
+        outcome=lambda result: Outcome("outcome", result.outcome),
+    )
+)
+
+
+# --- fabulae.destiny_award (FAB-30) ---------------------------------------------------------
+
+
+class FabulaeDestinyAwardRequest(FabulaeClock):
+    character: FabulaeCharacter
+    reason: str = ""
+
+
+class FabulaeDestinyAwardResult(Model):
+    destiny: int
+    reason: str
+
+
+def prepare_destiny_award(
+    body: FabulaeDestinyAwardCreate, table: Table
+) -> Prepared[FabulaeDestinyAwardRequest]:
+    character = table.character(body.character_id, FabulaeCharacter)
+    request = FabulaeDestinyAwardRequest(
+        system=SYSTEM,
+        session=table.session,
+        scene=table.scene,
+        character=character,
+        reason=body.reason,
+    )
+    return Prepared(request, character_id=character.id, visibility=body.visibility)
+
+
+def resolve_destiny_award(
+    request: FabulaeDestinyAwardRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeDestinyAwardResult]:
+    """FAB-30: the GM awards 1 Destiny point for a narrative feat."""
+    character = request.character
+    destiny = character.sheet.destiny
+    award = effect(character.id, "destiny", destiny, destiny + 1, "FAB-30")
+    return Resolution(
+        FabulaeDestinyAwardResult(destiny=destiny + 1, reason=request.reason), [award]
+    )
+
+
+def destiny_award_summary(
+    request: FabulaeDestinyAwardRequest, result: FabulaeDestinyAwardResult, language: Language
+) -> str:
+    word = "Destin" if language == "fr" else "Destiny"
+    return f"{request.character.name} — {word} +1 → {result.destiny}"
+
+
+DESTINY_AWARD: RollKind[
+    FabulaeDestinyAwardCreate, FabulaeDestinyAwardRequest, FabulaeDestinyAwardResult
+] = RollKind(
+    name="fabulae.destiny_award",
+    title="Destiny awarded",
+    body=FabulaeDestinyAwardCreate,
+    request=FabulaeDestinyAwardRequest,
+    result=FabulaeDestinyAwardResult,
+    prepare=prepare_destiny_award,
+    resolve=resolve_destiny_award,
+    summary=destiny_award_summary,
+    is_roll=False,
+    gm_only="award Destiny",
+)

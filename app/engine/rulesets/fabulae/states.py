@@ -1,0 +1,410 @@
+"""States (FAB-20..23, FAB-32, FAB-34): the two tracks, a state landing on its track (Broken
+and a sequela on a full one), states pending for a player to accept or absorb, and the two
+follow-ups that settle them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import ConfigDict, Field, JsonValue
+
+from app.engine.contract import (
+    Effect,
+    Language,
+    Model,
+    Outcome,
+    Prepared,
+    Resolution,
+    RollKind,
+    RulesVersion,
+    Table,
+    effect,
+)
+from app.engine.dice import DiceSource
+from app.engine.errors import InvalidInput, invalid, refusal
+from app.engine.rulesets.fabulae.bodies import FabulaeAbsorbCreate, FabulaeStateChoiceCreate
+from app.engine.rulesets.fabulae.body import Body
+from app.engine.rulesets.fabulae.labels import text
+from app.engine.rulesets.fabulae.pools import SYSTEM, FabulaeClock
+from app.engine.rulesets.fabulae.sequelae import (
+    FabulaeSequelaContext,
+    FabulaeSequelaRoll,
+    roll_sequela,
+)
+from app.engine.rulesets.fabulae.sheet import FabulaeCharacter, FabulaeSheet
+from app.engine.rulesets.fabulae.tables import (
+    EXTRA_BOX,
+    MENTAL_TRACK,
+    PHYSICAL_TRACK,
+    STATE_LABELS,
+    Track,
+)
+
+StatesChoice = Literal["auto", "now", "pending"]
+SETTLING_KINDS = ("fabulae.state_choice", "fabulae.absorb")
+
+
+class FabulaePending(Model):
+    """A state about to be checked: the rule that threatens it, and how it lands — a state
+    of the player's choice (FAB-32), the next box of a track (FAB-68) or a named state
+    (FAB-102)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    rule: str
+    choice: Literal["any"] | None = None
+    track: Track | None = None
+    state: str | None = None
+    sequela: FabulaeSequelaContext | None = None
+
+
+class FabulaeLanded(Model):
+    """A state checked on a track, or the character Broken with the sequela rolled."""
+
+    track: Track | None = None
+    state: str | None = None
+    label: str | None = None
+    broken: bool | None = None
+    sequela: FabulaeSequelaRoll | None = None
+
+
+class FabulaeThreatened(Model):
+    """What damage does to states: pending for the player, or checked at once."""
+
+    pending_states: list[FabulaePending] | None = Field(
+        default=None, description="FAB-34: states the target's player accepts or absorbs"
+    )
+    states_checked: list[FabulaeLanded] | None = Field(
+        default=None, description="states checked at once (an NPC's)"
+    )
+
+
+def track_of(sheet: FabulaeSheet, track: str) -> list[str]:
+    """FAB-20/FAB-22: a track's boxes in checking order, with the extra box if taken."""
+    boxes = list(PHYSICAL_TRACK if track == "physical" else MENTAL_TRACK)
+    if sheet.extra_box_track == track:
+        boxes.append(EXTRA_BOX[track])
+    return boxes
+
+
+def check_chosen_state(character: FabulaeCharacter, state: str, rule: str) -> list[Effect]:
+    """Check the state the player chose (FAB-32); it must be an unchecked box of theirs."""
+    sheet = character.sheet
+    boxes = track_of(sheet, "physical") + track_of(sheet, "mental")
+    if state not in boxes:
+        raise InvalidInput(f"state must be one of {', '.join(boxes)}, got {state!r}")
+    states = list(sheet.states)
+    if state in states:
+        raise InvalidInput(f"{STATE_LABELS[state]} is already checked; choose an unchecked state")
+    return [effect(character.id, "states", states, [*states, state], rule)]
+
+
+def land_state(
+    body: Body, track: Track, dice: DiceSource, sequela: FabulaeSequelaContext
+) -> FabulaeLanded:
+    """FAB-22/FAB-23: check the next box of the track; on a full track, Broken and a sequela."""
+    states = list(body.sheet.states)
+    free = [box for box in track_of(body.sheet, track) if box not in states]
+    if free:
+        body.sheet.states = [*states, free[0]]  # type: ignore[list-item]
+        return FabulaeLanded(track=track, state=free[0], label=STATE_LABELS[free[0]])
+    body.sheet.broken = True
+    body.sheet.broken_track = body.sheet.broken_track or track
+    rolled = roll_sequela(body, track, dice, sequela)
+    return FabulaeLanded(track=track, broken=True, sequela=rolled)
+
+
+def settle_now(choice: StatesChoice, target: FabulaeCharacter) -> bool:
+    """States land at once on NPCs; a player's character decides on each (FAB-34)."""
+    if choice == "auto":
+        return target.kind != "pc"
+    return choice == "now"
+
+
+def threats(
+    body: Body,
+    count: int,
+    track: Track,
+    rule: str,
+    dice: DiceSource,
+    sequela: FabulaeSequelaContext,
+    now: bool,
+) -> FabulaeThreatened:
+    """Each damage checks a state: pending for the player to absorb or accept, or landed now."""
+    if count <= 0:
+        return FabulaeThreatened()
+    if not now:
+        threat = FabulaePending(rule=rule, track=track, sequela=sequela)
+        return FabulaeThreatened(pending_states=[threat] * count)
+    return FabulaeThreatened(
+        states_checked=[land_state(body, track, dice, sequela) for _ in range(count)]
+    )
+
+
+# --- settling a pending state (FAB-22/23/32/34) ----------------------------------------
+
+
+class FabulaeThreatResult(Model):
+    pending_states: list[FabulaePending]
+
+
+class FabulaeThreat(Model):
+    """The entry whose pending states a follow-up settles: only its states for this
+    character."""
+
+    seq: int
+    kind: str
+    result: FabulaeThreatResult
+
+
+class FabulaeFollowUp(Model):
+    """An entry that followed another, as a later follow-up reads it (FAIR-9)."""
+
+    seq: int
+    kind: str
+    character_id: str | None = None
+    result: dict[str, JsonValue]
+
+
+class FabulaeAbsorbRequest(FabulaeClock):
+    character: FabulaeCharacter
+    threat: FabulaeThreat
+    settled: list[FabulaeFollowUp] = Field(default_factory=list)
+
+
+class FabulaeStateChoiceRequest(FabulaeAbsorbRequest):
+    state: str | None = None
+
+
+class FabulaeStateChoiceResult(FabulaeLanded):
+    settles: FabulaePending
+
+
+class FabulaeAbsorbResult(Model):
+    absorbed: FabulaePending
+
+
+def pending(threat: FabulaeThreat, settled: Sequence[FabulaeFollowUp]) -> list[FabulaePending]:
+    """The states still pending: those settled by earlier follow-ups are off, in order."""
+    done = sum(1 for follow in settled if follow.kind in SETTLING_KINDS)
+    return threat.result.pending_states[done:]
+
+
+class _Hit(Model):
+    model_config = ConfigDict(extra="ignore")
+    pending_states: list[FabulaePending] = Field(default_factory=list)
+
+
+class _PowerThreats(Model):
+    model_config = ConfigDict(extra="ignore")
+    targets: dict[str, _Hit] = Field(default_factory=dict)
+
+
+class _Someone(Model):
+    model_config = ConfigDict(extra="ignore")
+    id: str
+
+
+class _Target(Model):
+    model_config = ConfigDict(extra="ignore")
+    target: _Someone
+
+
+class _Threats(Model):
+    model_config = ConfigDict(extra="ignore")
+    pending_states: list[FabulaePending] = Field(default_factory=list)
+
+
+def threatened(
+    table: Table, follows: int, named: str | None
+) -> tuple[FabulaeThreat, str, str, list[FabulaeFollowUp]]:
+    """Whose states an entry threatens, those threats (FAB-32, FAB-68, FAB-102), the
+    entry's visibility and what this character already settled."""
+    entry = table.entry(follows)
+    states: list[FabulaePending]
+    if entry.kind == "fabulae.power":
+        hits = {
+            target: hit.pending_states
+            for target, hit in _PowerThreats.model_validate(entry.result).targets.items()
+            if hit.pending_states
+        }
+        if named is None and len(hits) != 1:
+            raise InvalidInput("this power threatens several targets: name character_id")
+        owner = named if named is not None else next(iter(hits))
+        states = hits.get(owner, [])
+    else:
+        if entry.kind in ("fabulae.attack", "fabulae.strangle"):
+            owner = _Target.model_validate(entry.request).target.id  # the damage lands there
+        else:
+            owner = str(entry.character_id)
+        if named is not None and named != owner:
+            raise InvalidInput(f"entry {entry.seq} threatens character {owner}, not {named}")
+        states = _Threats.model_validate(entry.result).pending_states
+    threat = FabulaeThreat(
+        seq=entry.seq, kind=entry.kind, result=FabulaeThreatResult(pending_states=states)
+    )
+    settled = [
+        FabulaeFollowUp(seq=f.seq, kind=f.kind, character_id=f.character_id, result=dict(f.result))
+        for f in table.follow_ups(follows)
+        if f.character_id == owner
+    ]
+    return threat, owner, entry.visibility, settled
+
+
+def prepare_absorb(body: FabulaeAbsorbCreate, table: Table) -> Prepared[FabulaeAbsorbRequest]:
+    named = str(body.character_id) if body.character_id is not None else None
+    threat, owner, visibility, settled = threatened(table, body.follows, named)
+    character = table.acting(owner, FabulaeCharacter)
+    request = FabulaeAbsorbRequest(
+        system=SYSTEM,
+        session=table.session,
+        scene=table.scene,
+        character=character,
+        threat=threat,
+        settled=settled,
+    )
+    return Prepared(
+        request,
+        character_id=character.id,
+        visibility=body.visibility or visibility,  # type: ignore[arg-type]
+        follows=body.follows,
+    )
+
+
+def prepare_state_choice(
+    body: FabulaeStateChoiceCreate, table: Table
+) -> Prepared[FabulaeStateChoiceRequest]:
+    named = str(body.character_id) if body.character_id is not None else None
+    threat, owner, visibility, settled = threatened(table, body.follows, named)
+    character = table.acting(owner, FabulaeCharacter)
+    request = FabulaeStateChoiceRequest(
+        system=SYSTEM,
+        session=table.session,
+        scene=table.scene,
+        character=character,
+        threat=threat,
+        settled=settled,
+        state=body.state,
+    )
+    return Prepared(
+        request,
+        character_id=character.id,
+        visibility=body.visibility or visibility,  # type: ignore[arg-type]
+        follows=body.follows,
+    )
+
+
+def resolve_absorb(
+    request: FabulaeAbsorbRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeAbsorbResult]:
+    """FAB-34: spend 1 Destiny to cancel a state about to be checked."""
+    left = pending(request.threat, request.settled)
+    if not left:
+        raise refusal("FAB-34", "no state is about to be checked on that entry")
+    character = request.character
+    destiny = character.sheet.destiny
+    if destiny < 1:
+        raise refusal("FAB-34", f"absorbing costs 1 Destiny point; {character.name} has none")
+    spent = effect(character.id, "destiny", destiny, destiny - 1, "FAB-34")
+    return Resolution(FabulaeAbsorbResult(absorbed=left[0]), [spent])
+
+
+def resolve_state_choice(
+    request: FabulaeStateChoiceRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeStateChoiceResult]:
+    """FAB-32 (a state of the player's choice) or FAB-68 (the next box of a track)."""
+    left = pending(request.threat, request.settled)
+    if not left:
+        raise refusal("FAB-34", "no state is about to be checked on that entry")
+    threat = left[0]
+    body = Body(request.character)
+    state = request.state
+    context = threat.sequela or FabulaeSequelaContext()
+    landed: FabulaeLanded
+    if threat.choice == "any" and state in ("physical", "mental"):
+        # The player picks a track: its next box, or Broken when it is full (FAB-23).
+        landed = land_state(body, "physical" if state == "physical" else "mental", dice, context)
+    elif threat.choice == "any":
+        if state is None:
+            raise invalid("FAB-32", "name the state to check, e.g. 'epuise' or 'enerve'")
+        boxes = track_of(body.sheet, "physical") + track_of(body.sheet, "mental")
+        if state not in boxes:
+            raise InvalidInput(f"state must be one of {', '.join(boxes)}, got {state!r}")
+        if state in body.sheet.states:
+            raise InvalidInput(f"{STATE_LABELS[state]} is already checked; choose another")
+        body.sheet.states = [*body.sheet.states, state]  # type: ignore[list-item]
+        landed = FabulaeLanded(state=state, label=STATE_LABELS[state])
+    elif threat.state is not None:
+        # A power names the state (FAB-102 blast: Meurtri); already checked, the track's next.
+        named = threat.state
+        if named not in body.sheet.states:
+            body.sheet.states = [*body.sheet.states, named]  # type: ignore[list-item]
+            landed = FabulaeLanded(state=named, label=STATE_LABELS[named])
+        else:
+            landed = land_state(body, "physical", dice, context)
+    else:
+        track: Track = threat.track or "physical"
+        free = [b for b in track_of(body.sheet, track) if b not in body.sheet.states]
+        if state is not None and (not free or state != free[0]):
+            expected = free[0] if free else "none: the track is full"
+            raise invalid("FAB-22", f"damage checks the next box of its track ({expected})")
+        landed = land_state(body, track, dice, context)
+    result = FabulaeStateChoiceResult(**landed.model_dump(exclude_unset=True), settles=threat)
+    return Resolution(result, body.effects(threat.rule))
+
+
+def state_choice_summary(
+    request: FabulaeStateChoiceRequest, result: FabulaeStateChoiceResult, language: Language
+) -> str:
+    """« Ada — Épuisé »."""
+    if result.broken:
+        what = text("result", "broken", language)
+        if result.sequela is not None:
+            what += ", " + text("sequela", result.sequela.code, language)
+    else:
+        what = text("state", result.state or "", language)
+    return f"{request.character.name} — {what}"
+
+
+def absorb_summary(
+    request: FabulaeAbsorbRequest, result: FabulaeAbsorbResult, language: Language
+) -> str:
+    word = "absorbe un état (Destin −1)" if language == "fr" else "absorbs a state (Destiny −1)"
+    return f"{request.character.name} {word}"
+
+
+def state_choice_outcome(result: FabulaeStateChoiceResult) -> Outcome | None:
+    if result.broken:
+        return Outcome("result", "broken")
+    return Outcome("state", result.state) if result.state else None
+
+
+STATE_CHOICE: RollKind[
+    FabulaeStateChoiceCreate, FabulaeStateChoiceRequest, FabulaeStateChoiceResult
+] = RollKind(
+    name="fabulae.state_choice",
+    title="State checked",
+    body=FabulaeStateChoiceCreate,
+    request=FabulaeStateChoiceRequest,
+    result=FabulaeStateChoiceResult,
+    prepare=prepare_state_choice,
+    resolve=resolve_state_choice,
+    summary=state_choice_summary,
+    reaction=True,
+    outcome=state_choice_outcome,
+)
+
+ABSORB: RollKind[FabulaeAbsorbCreate, FabulaeAbsorbRequest, FabulaeAbsorbResult] = RollKind(
+    name="fabulae.absorb",
+    title="State absorbed",
+    body=FabulaeAbsorbCreate,
+    request=FabulaeAbsorbRequest,
+    result=FabulaeAbsorbResult,
+    prepare=prepare_absorb,
+    resolve=resolve_absorb,
+    summary=absorb_summary,
+    is_roll=False,
+    reaction=True,
+    outcome=lambda result: Outcome("result", "absorbed"),
+)

@@ -1,0 +1,105 @@
+"""Vampire character sheet (VAM-1..3), campaign options, and the character as rolls read it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints, model_validator
+
+from app.engine.contract import Snapshot
+from app.engine.rulesets.vampire.labels import ATTRIBUTES
+from app.engine.sheets import Sheet, StrictModel, enum_labels, managed
+
+AttributeValue = Annotated[int, Field(ge=1, le=5, description="1 to 5 dots (VAM-1)")]
+AbilityId = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,39}$")]
+AbilityValue = Annotated[int, Field(ge=0, le=5, description="0 to 5 dots (VAM-2)")]
+Attribute = Literal[
+    "force",
+    "dexterite",
+    "vigueur",
+    "charisme",
+    "manipulation",
+    "apparence",
+    "perception",
+    "intelligence",
+    "astuce",
+]
+ATTRIBUTE_SCHEMA = enum_labels(ATTRIBUTES)
+
+
+class VampireAttributes(StrictModel):
+    """The nine attributes (VAM-1)."""
+
+    force: AttributeValue = Field(title="Strength (Force)")
+    dexterite: AttributeValue = Field(title="Dexterity (Dextérité)")
+    vigueur: AttributeValue = Field(title="Stamina (Vigueur)")
+    charisme: AttributeValue = Field(title="Charisma (Charisme)")
+    manipulation: AttributeValue = Field(title="Manipulation")
+    apparence: AttributeValue = Field(title="Appearance (Apparence)")
+    perception: AttributeValue = Field(title="Perception")
+    intelligence: AttributeValue = Field(title="Intelligence")
+    astuce: AttributeValue = Field(title="Wits (Astuce)")
+
+
+class VampireWillpower(StrictModel):
+    """Willpower (Volonté): its maximum and what is left of it (VAM-3)."""
+
+    max: int = Field(ge=1, le=10, title="Maximum")
+    current: int = Field(ge=0, le=10, title="Current", description="never above the maximum")
+
+    @model_validator(mode="after")
+    def _current_within_max(self) -> VampireWillpower:
+        if self.current > self.max:
+            raise ValueError(
+                f"VAM-3: willpower current ({self.current}) cannot exceed max ({self.max})"
+            )
+        return self
+
+
+class VampireSheet(Sheet):
+    """A Vampire character (VAM-1..3)."""
+
+    attributes: VampireAttributes = Field(title="VampireAttributes")
+    abilities: dict[AbilityId, AbilityValue] = Field(
+        default_factory=dict,
+        max_length=60,
+        title="Abilities",
+        description="Ability id to dots (0 to 5); the rules suggest thirty ids, a campaign "
+        "may add its own (VAM-2)",
+    )
+    willpower: VampireWillpower = managed(
+        title="Willpower",
+        description="Spent for an automatic success (VAM-21); the Storyteller restores it "
+        "(VAM-3). Chosen at creation, then managed by the rules.",
+    )
+    blank_botch_session: int | None = managed(
+        None,
+        ge=0,
+        le=1_000_000,
+        title="Session of the absorbed botch",
+        description="The session whose first botch was turned into a failure (VAM-16)",
+    )
+
+
+class VampireOptions(StrictModel):
+    """Campaign options of Vampire."""
+
+    blank_botch: bool = Field(
+        default=False,
+        title="Blank botch",
+        description="Each participant's first botch in a session is a simple failure (VAM-16)",
+    )
+    retry_penalty: bool = Field(
+        default=True,
+        title="Retry penalty",
+        description="Each failed attempt adds 1 to a retry's difficulty (VAM-30)",
+    )
+
+
+class VampireCharacter(Snapshot):
+    """A Vampire character as a roll read it."""
+
+    sheet: VampireSheet
+
+
+CREATION_CHOICES = frozenset({"willpower"})

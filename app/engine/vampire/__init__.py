@@ -1,1 +1,0 @@
-"""Vampire: D10 pools, rules of ../shared/rules/vampire.md."""
