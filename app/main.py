@@ -6,17 +6,19 @@ import functools
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from types import ModuleType
 from typing import Any
 
 import anyio
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.nul_guard import RejectNulMiddleware
-from app.core.problems import Problem, install_problem_handlers
+from app.core.problems import Problem, index_rule_documents, install_problem_handlers
 from app.core.settings import get_settings
+from app.engine.registry import DEFAULT_REGISTRY, Registry
 from app.routers import (
     campaigns,
     characters,
@@ -91,23 +93,45 @@ MATCHED = (
     fairness,
     encounters,
 )
+TAGS = {
+    health: "health",
+    users: "users",
+    systems: "systems",
+    campaigns: "campaigns",
+    members: "members",
+    characters: "characters",
+    rolls: "rolls",
+    log: "log",
+    fairness: "fairness",
+    encounters: "encounters",
+}
 
 
-def create_app() -> FastAPI:
+def _router(module: ModuleType, registry: Registry) -> APIRouter:
+    """A module's router: built for the registry when its shapes depend on the rulesets."""
+    build = getattr(module, "build", None)
+    router: APIRouter = build(registry) if build is not None else module.router
+    return router
+
+
+def create_app(registry: Registry | None = None) -> FastAPI:
+    """The API for a registry of rulesets (by default the service's own list, RULESETS)."""
     settings = get_settings()
     configure_logging(settings.log_level)
+    registry = registry or DEFAULT_REGISTRY
     app = FastAPI(
         title="Nocturne",
         version="0.1.0",
         description=DESCRIPTION,
         lifespan=lifespan,
         openapi_tags=[
-            {"name": module.router.tags[0], "description": module.__doc__} for module in DOCUMENTED
+            {"name": TAGS[module], "description": module.__doc__} for module in DOCUMENTED
         ],
     )
+    index_rule_documents(registry)
     install_problem_handlers(app)
     for module in MATCHED:
-        app.include_router(module.router, prefix=API_PREFIX)
+        app.include_router(_router(module, registry), prefix=API_PREFIX)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from app.engine.audit import verify_log
+from app.engine.registry import DEFAULT_REGISTRY
 
 
 def read_export(path: Path) -> tuple[list[dict[str, Any]], str | None]:
@@ -65,7 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"cannot read {args.export}: {exc}", file=sys.stderr)
         return 2
-    report = verify_log(entries, campaign_id=args.campaign_id, head=args.head)
+    report = verify_log(
+        entries, registry=DEFAULT_REGISTRY, campaign_id=args.campaign_id, head=args.head
+    )
     summary = (
         f"{report.entries_checked} entries checked, {report.rederived} re-derived, "
         f"{report.replayed} replayed"

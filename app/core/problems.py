@@ -12,7 +12,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.engine.errors import EngineError, InvalidInput, RuleRefusal
+from app.engine.errors import EngineError, InvalidInput, NotPermitted, RuleRefusal
+from app.engine.registry import RULE_ID, Registry
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 logger = logging.getLogger("nocturne.errors")
@@ -35,6 +36,12 @@ class Problem(BaseModel):
     detail: str
     instance: str | None = None
     rule: str | None = Field(default=None, description="id of the rule that refused the request")
+    rule_url: str | None = Field(
+        default=None, description="where the rules reference states that rule (Markdown)"
+    )
+    seq: int | None = Field(
+        default=None, description="the entry that records a refused attempt (FAB-14)"
+    )
     errors: list[FieldError] | None = Field(default=None, description="the offending fields")
 
 
@@ -76,26 +83,58 @@ class Conflict(ProblemError):
     status, title = 409, "Conflict"
 
 
-class RecordedRefusal(ProblemError):
-    """A rule refuses the action yet wants the attempt in the audit log (FAB-14).
-
-    The work done so far is committed; the answer is a 409 naming the recorded entry.
-    """
-
-    status, title, type = 409, "Refused by the rules", "urn:nocturne:problem:rule-refusal"
-
-    def body(self) -> dict[str, Any]:
-        body = {"type": self.type, "title": self.title, "status": self.status}
-        body.update({"detail": self.detail, "rule": self.rule, **self.extra})
-        return body
-
-
 class Unprocessable(ProblemError):
     status, title = 422, "Unprocessable Content"
 
 
 class ServiceUnavailable(ProblemError):
     status, title = 503, "Service Unavailable"
+
+
+# Rule prefix → the rules reference that holds it; every app adds its registry's.
+_RULE_DOCUMENTS: dict[str, str] = {"FAIR": "fairness"}
+
+
+def index_rule_documents(registry: Registry) -> None:
+    """Learn which rules reference states each rule id of these rulesets."""
+    for ruleset in registry.rulesets:
+        if ruleset.document is not None:
+            for prefix in ruleset.rule_prefixes:
+                _RULE_DOCUMENTS[prefix] = ruleset.document.removesuffix(".md")
+
+
+def rule_url(rule: str | None) -> str | None:
+    """The rule's anchor in its rules reference, e.g. /api/v1/rules/jdr-express#JDR-22."""
+    match = RULE_ID.fullmatch(rule) if rule else None
+    document = _RULE_DOCUMENTS.get(match["prefix"]) if match else None
+    return f"/api/v1/rules/{document}#{rule}" if document else None
+
+
+def engine_problem(exc: EngineError) -> tuple[int, dict[str, Any]]:
+    """The status and problem body of an engine error (a refusal, invalid input, ...)."""
+    if isinstance(exc, RuleRefusal):
+        status, type_ = 409, "urn:nocturne:problem:rule-refusal"
+    elif isinstance(exc, InvalidInput):
+        status, type_ = 422, "urn:nocturne:problem:invalid-input"
+    elif isinstance(exc, NotPermitted):
+        status, type_ = 403, "about:blank"
+    else:
+        status, type_ = 500, "urn:nocturne:problem:engine-error"
+        logger.error("engine error: %s", exc.detail)
+    body: dict[str, Any] = {
+        "type": type_,
+        "title": exc.title,
+        "status": status,
+        "detail": exc.detail,
+    }
+    extra = {
+        "rule": exc.rule,
+        "rule_url": rule_url(exc.rule),
+        "errors": exc.errors or None,
+        "seq": exc.recorded_seq if isinstance(exc, RuleRefusal) else None,
+    }
+    body.update({key: value for key, value in extra.items() if value is not None})
+    return status, body
 
 
 def problem_response(
@@ -108,6 +147,8 @@ def problem_response(
     **extra: Any,
 ) -> JSONResponse:
     body: dict[str, Any] = {"type": type_, "title": title, "status": status, "detail": detail}
+    if extra.get("rule"):
+        extra["rule_url"] = rule_url(extra["rule"])
     body.update({key: value for key, value in extra.items() if value is not None})
     return JSONResponse(body, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
 
@@ -131,16 +172,8 @@ async def _problem_error(_: Request, exc: Exception) -> JSONResponse:
 
 async def _engine_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, EngineError)
-    if isinstance(exc, RuleRefusal):
-        status, type_ = 409, "urn:nocturne:problem:rule-refusal"
-    elif isinstance(exc, InvalidInput):
-        status, type_ = 422, "urn:nocturne:problem:invalid-input"
-    else:
-        status, type_ = 500, "urn:nocturne:problem:engine-error"
-        logger.error("engine error: %s", exc.detail)
-    return problem_response(
-        status, exc.title, exc.detail, type_=type_, rule=exc.rule, errors=exc.errors or None
-    )
+    status, body = engine_problem(exc)
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_MEDIA_TYPE)
 
 
 async def _validation_error(_: Request, exc: Exception) -> JSONResponse:

@@ -3,10 +3,7 @@
 from app.models.base import JSONType, utcnow
 from app.models.campaign import (
     Campaign,
-    CampaignCreate,
     CampaignMember,
-    CampaignPublic,
-    CampaignsPublic,
     CampaignUpdate,
     MemberCreate,
     MemberPublic,
@@ -15,8 +12,6 @@ from app.models.campaign import (
 from app.models.character import (
     Character,
     CharacterCreate,
-    CharacterPublic,
-    CharactersPublic,
     CharacterUpdate,
 )
 from app.models.encounter import Encounter
@@ -25,16 +20,11 @@ from app.models.user import User, UserCreate, UserCreated, UserPublic
 
 __all__ = [
     "Campaign",
-    "CampaignCreate",
     "CampaignMember",
-    "CampaignPublic",
     "CampaignUpdate",
-    "CampaignsPublic",
     "Character",
     "CharacterCreate",
-    "CharacterPublic",
     "CharacterUpdate",
-    "CharactersPublic",
     "Encounter",
     "IdempotencyKey",
     "JSONType",

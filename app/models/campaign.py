@@ -8,7 +8,6 @@ from typing import Any, Literal
 
 from sqlmodel import Field, SQLModel
 
-from app.engine.systems import SystemId
 from app.models.base import Timestamp, json_field, timestamp_field
 
 Role = Literal["gm", "player"]
@@ -36,31 +35,15 @@ class Campaign(CampaignBase, table=True):
 
 
 class CampaignCreate(CampaignBase):
-    system: SystemId
-    options: dict[str, Any] = Field(
-        default_factory=dict, description="the system's campaign options (GET /systems/{id})"
-    )
+    """What creating a campaign takes; the API declares `system` as the registry's enum."""
+
+    system: str = Field(max_length=40)
+    options: dict[str, Any] = Field(default_factory=dict)
 
 
 class CampaignUpdate(SQLModel):
     name: str | None = Field(default=None, min_length=1, max_length=120)
     options: dict[str, Any] | None = None
-
-
-class CampaignPublic(CampaignBase):
-    id: uuid.UUID
-    system: SystemId
-    options: dict[str, Any]
-    gm_id: uuid.UUID
-    current_session: int = Field(description="0 until the GM starts the first session")
-    current_scene: int = Field(description="0 until the GM starts the first scene")
-    created_at: datetime
-    role: Role = Field(description="the caller's role in this campaign")
-
-
-class CampaignsPublic(SQLModel):
-    data: list[CampaignPublic]
-    count: int
 
 
 class CampaignMember(SQLModel, table=True):

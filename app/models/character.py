@@ -44,21 +44,3 @@ class CharacterUpdate(SQLModel):
         default=None,
         description="JSON merge patch (RFC 7396) applied to the sheet; null removes a key",
     )
-
-
-class CharacterPublic(CharacterBase):
-    id: uuid.UUID
-    campaign_id: uuid.UUID
-    kind: CharacterKind
-    owner_id: uuid.UUID | None
-    sheet: dict[str, Any]
-    sheet_hidden: bool = Field(
-        default=False, description="true when the GM keeps this sheet hidden"
-    )
-    created_at: datetime
-    updated_at: datetime
-
-
-class CharactersPublic(SQLModel):
-    data: list[CharacterPublic]
-    count: int

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 from sqlmodel import Field, SQLModel
+
+from app.engine.contract import Effect
 
 
 class CharacterFacts(SQLModel):
@@ -30,6 +31,6 @@ class ClockPublic(SQLModel):
     current_session: int
     current_scene: int
     seq: int = Field(description="the audit entry that records this clock change")
-    effects: list[dict[str, Any]] = Field(
+    effects: list[Effect] = Field(
         default_factory=list, description="the recharges and other changes the clock applied"
     )

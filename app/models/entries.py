@@ -1,13 +1,19 @@
-"""API shapes of log entries, roll requests and the fairness view."""
+"""API shapes of log entries that do not depend on the rulesets, and the fairness view.
+
+Every entry kind's own schema (its request, result and effects) is built from the
+registry in `app.models.typed`; this module holds what they share, and the entries the
+service writes itself (epochs, sheet edits, encounters).
+"""
 
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-Visibility = Literal["public", "gm", "blind", "self"]
+from app.engine.contract import Visibility
+
 HASH_PATTERN = r"^[0-9a-f]{64}$"
 
 
@@ -22,33 +28,44 @@ class FollowUpPublic(BaseModel):
     status: str | None = Field(description="e.g. pending, sincere, applied, refused")
 
 
-class LogEntryPublic(BaseModel):
-    """FAIR-10: an entry with everything needed to replay it and check its hashes."""
+class OutcomePublic(BaseModel):
+    """What the entry's outcome reads as: a stable code and its label in your language."""
+
+    code: str = Field(description="stable English code, e.g. partial_success")
+    label: str = Field(description="the label in the language asked with Accept-Language")
+
+
+class EntryBase(BaseModel):
+    """FAIR-10: what every entry holds, whatever its kind."""
 
     seq: int
     epoch: int
-    kind: str
     created_at: str = Field(description="RFC 3339 UTC with microseconds")
     actor_id: str
     character_id: str | None
     visibility: Visibility
     follows: int | None = Field(default=None, description="seq of the entry this follows up")
-    request: dict[str, Any] = Field(description="every input the rules used")
+    rules: str | None = Field(
+        default=None,
+        description="the rules version that resolved the entry, e.g. vampire@1; absent on "
+        "entries the service writes itself and on entries older than rules versions",
+        examples=["fabulae-tenebris@1"],
+    )
     draws: list[DrawPublic] = Field(description="dice in the order the rules drew them")
-    result: dict[str, Any]
-    effects: list[dict[str, Any]] = Field(description="changes applied to sheets and campaign")
     prev_hash: str
     content_hash: str
     hash: str
+    summary: str = Field(
+        description="derived for the API, not hashed: one line a player reads at the table, "
+        "in the language asked with Accept-Language (en or fr)"
+    )
+    outcome: OutcomePublic | None = Field(
+        default=None, description="derived for the API, not hashed: the outcome's code and label"
+    )
     follow_ups: list[FollowUpPublic] = Field(
         default_factory=list,
         description="derived for the API, not part of the hashed entry: the entries that "
         "follow this one up, with their status (e.g. a Talisman invocation pending a ruling)",
-    )
-    triggered: list[LogEntryPublic | RedactedEntryPublic] = Field(
-        default_factory=list,
-        description="in the response to a roll only: entries its rules set off at once "
-        "(e.g. the panic roll of FAB-42), each its own entry in the log",
     )
 
 
@@ -66,49 +83,100 @@ class RedactedEntryPublic(BaseModel):
     redacted: Literal[True]
 
 
-EntryView = LogEntryPublic | RedactedEntryPublic
-LogEntryPublic.model_rebuild()
+# --- entries the service writes itself ----------------------------------------------------
 
 
-class EntriesPublic(BaseModel):
-    data: list[EntryView]
-    next_after_seq: int | None = Field(
-        description="pass as after_seq for the next page; null on the last page"
-    )
+class Empty(BaseModel):
+    """An empty object."""
 
-
-class RollBase(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    character_id: uuid.UUID | None = Field(
-        default=None, description="the character rolling; players roll only for their own"
-    )
-    visibility: Visibility = Field(
-        default="public",
-        description="public: everyone; gm and self: the roller and the GM; blind: the GM only",
-    )
 
-
-class FollowUpBase(BaseModel):
+class EpochOpenedResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    follows: int = Field(ge=1, description="seq of the entry this follows up (FAIR-9)")
-    visibility: Visibility | None = Field(
-        default=None, description="defaults to the visibility of the entry it follows"
-    )
+    campaign_id: str | None = None
+    commitment: str = Field(description="SHA-256 of the epoch's secret seed (FAIR-2)")
 
 
-class DiceRollCreate(RollBase):
-    """Generic dice for tables the rules do not automate."""
+class ClientSeed(BaseModel):
+    model_config = ConfigDict(extra="forbid")
 
-    kind: Literal["dice"]
-    notation: str = Field(
-        min_length=1,
-        max_length=100,
-        description="terms joined by + or -: NdS, NdSkhK, NdSklK or an integer; "
-        "≤ 100 dice, S ≤ 1000",
-        examples=["3d6kh2+1"],
-    )
+    client_seed: str
+
+
+class EpochClosedResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    server_seed: str = Field(description="the seed, revealed (FAIR-4)")
+    commitment: str
+
+
+class SheetFields(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    fields: list[str] = Field(description="the sheet fields the edit changed")
+
+
+class SheetChange(BaseModel):
+    """A sheet field a player or the GM changed by hand."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    character_id: str
+    field: str
+    before: JsonValue
+    after: JsonValue
+
+
+class OptionsRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    options: dict[str, JsonValue]
+
+
+class OptionsChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    field: Literal["options"]
+    before: dict[str, JsonValue]
+    after: dict[str, JsonValue]
+
+
+class EncounterEventRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    encounter_id: str
+    name: str | None = None
+    combatants: list[str] | None = None
+    character_id: str | None = None
+    turn: int | None = None
+
+
+class EncounterEventResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["setup", "active", "ended"]
+    round: int
+
+
+# kind → (request, result, effect) of every entry the service writes itself.
+STRUCTURAL_SHAPES: dict[str, tuple[type[BaseModel], type[BaseModel], type[BaseModel]]] = {
+    "epoch_opened": (Empty, EpochOpenedResult, SheetChange),
+    "client_seed_set": (ClientSeed, ClientSeed, SheetChange),
+    "epoch_closed": (Empty, EpochClosedResult, SheetChange),
+    "sheet_edit": (SheetFields, Empty, SheetChange),
+    "sheet_override": (SheetFields, Empty, SheetChange),
+    "options_changed": (OptionsRequest, Empty, OptionsChange),
+    "encounter.created": (EncounterEventRequest, EncounterEventResult, SheetChange),
+    "encounter.joined": (EncounterEventRequest, EncounterEventResult, SheetChange),
+    "encounter.left": (EncounterEventRequest, EncounterEventResult, SheetChange),
+    "encounter.turn": (EncounterEventRequest, EncounterEventResult, SheetChange),
+    "encounter.ended": (EncounterEventRequest, EncounterEventResult, SheetChange),
+}
+
+
+# --- fairness -------------------------------------------------------------------------------
 
 
 class EpochPublic(BaseModel):

@@ -48,6 +48,9 @@ class LogEntry(SQLModel, table=True):
     character_id: str | None = Field(default=None, max_length=36)
     visibility: str = Field(max_length=10)
     follows: int | None = None
+    rules: str | None = Field(
+        default=None, max_length=48, description="the rules version that resolved the entry"
+    )
     request: dict[str, Any] = json_field(default_factory=dict)
     draws: list[dict[str, Any]] = json_field(default_factory=list)
     result: dict[str, Any] = json_field(default_factory=dict)
@@ -73,10 +76,16 @@ class LogEntry(SQLModel, table=True):
         }
         if self.follows is not None:
             entry["follows"] = self.follows
+        if self.rules is not None:
+            entry["rules"] = self.rules
         entry.update(
             {"prev_hash": self.prev_hash, "content_hash": self.content_hash, "hash": self.hash}
         )
         return entry
+
+    def typed(self) -> None:
+        """A stored entry holds JSON only; its views parse it (see services/views.py)."""
+        return None
 
 
 class IdempotencyKey(SQLModel, table=True):

@@ -5,9 +5,11 @@ import inspect
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import Query
+from fastapi import Header, Query
 from fastapi.routing import APIRoute
 from sqlmodel import Session
+
+from app.engine.contract import Language
 
 MAX_PAGE_SIZE = 200
 
@@ -43,3 +45,41 @@ class SessionRoute(APIRoute):
         if not inspect.iscoroutinefunction(endpoint):
             endpoint = _ending_its_transaction(endpoint)
         super().__init__(path, endpoint, **kwargs)
+
+
+def negotiate_language(accept_language: str | None) -> Language:
+    """en or fr, whichever the Accept-Language header prefers (RFC 9110 q-values); English
+    when it names neither."""
+    if not accept_language:
+        return "en"
+    best: Language = "en"
+    best_q = -1.0
+    for position, item in enumerate(accept_language.split(",")[:20]):
+        tag, *params = (part.strip() for part in item.split(";"))
+        primary = tag.lower().split("-")[0]
+        if primary not in ("en", "fr", "*"):
+            continue
+        q = 1.0
+        for param in params:
+            if param.startswith("q="):
+                try:
+                    q = float(param[2:])
+                except ValueError:
+                    q = -1.0
+        # Earlier tags win ties; "*" stands for English, the default.
+        score = q - position * 1e-6
+        if q > 0 and score > best_q:
+            best_q, best = score, "fr" if primary == "fr" else "en"
+    return best
+
+
+# A header parameter, not a dependency: a sub-dependency costs every request more than the
+# negotiation itself. Endpoints pass it to negotiate_language.
+AcceptLanguage = Annotated[
+    str | None,
+    Header(
+        alias="Accept-Language",
+        max_length=200,
+        description="en or fr: the language of summaries and labels",
+    ),
+]

@@ -3,7 +3,7 @@
 import json
 import uuid
 from collections.abc import Iterator
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
@@ -12,12 +12,13 @@ from sqlmodel import Session
 from app.core.database import SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
-from app.models.entries import EntriesPublic, VerifyPublic
-from app.routers.common import Limit, SessionRoute
+from app.engine.registry import Registry
+from app.models.entries import VerifyPublic
+from app.models.typed import api_models
+from app.routers.common import AcceptLanguage, Limit, SessionRoute, negotiate_language
 from app.services import log as log_service
 from app.services.access import CampaignAccess, get_campaign_access
-
-router = APIRouter(prefix="/campaigns/{campaign_id}/log", tags=["log"], route_class=SessionRoute)
+from app.services.views import export_view
 
 NDJSON = "application/x-ndjson"
 HEAD_HEADER = "Log-Head"
@@ -31,86 +32,101 @@ def _readable_access(session: Session, campaign_id: uuid.UUID, user: CurrentUser
     return access
 
 
-@router.get(
-    "",
-    response_model=EntriesPublic,
-    operation_id="log-list",
-    responses=problem_responses(401, 404, 422),
-)
-def list_log(
-    session: SessionDep,
-    user: CurrentUser,
-    campaign_id: uuid.UUID,
-    after_seq: Annotated[int, Query(ge=0, description="return entries after this seq")] = 0,
-    limit: Limit = 50,
-    character_id: Annotated[uuid.UUID | None, Query()] = None,
-    kind: Annotated[str | None, Query(max_length=60)] = None,
-) -> EntriesPublic:
-    """List every entry in seq order (keyset pagination), redacted as the caller may see it."""
-    access = _readable_access(session, campaign_id, user)
-    data, cursor = log_service.list_entries(
-        session,
-        access,
-        rolls_only=False,
-        after_seq=after_seq,
-        limit=limit,
-        character_id=character_id,
-        kind=kind,
+def build(registry: Registry) -> APIRouter:
+    """The log router, its entries typed by this registry's kinds."""
+    models = api_models(registry)
+    router = APIRouter(
+        prefix="/campaigns/{campaign_id}/log", tags=["log"], route_class=SessionRoute
     )
-    return EntriesPublic.model_validate({"data": data, "next_after_seq": cursor})
 
+    @router.get(
+        "",
+        response_model=models.entries,
+        response_model_exclude_unset=True,
+        operation_id="log-list",
+        responses=problem_responses(401, 404, 422),
+    )
+    def list_log(
+        session: SessionDep,
+        user: CurrentUser,
+        campaign_id: uuid.UUID,
+        accept_language: AcceptLanguage = None,
+        after_seq: Annotated[int, Query(ge=0, description="return entries after this seq")] = 0,
+        limit: Limit = 50,
+        character_id: Annotated[uuid.UUID | None, Query()] = None,
+        kind: Annotated[str | None, Query(max_length=60)] = None,
+    ) -> Any:
+        """List every entry in seq order (keyset pagination), redacted as the caller may see
+        it."""
+        access = _readable_access(session, campaign_id, user)
+        data, cursor = log_service.list_entries(
+            session,
+            access,
+            registry,
+            negotiate_language(accept_language),
+            rolls_only=False,
+            after_seq=after_seq,
+            limit=limit,
+            character_id=character_id,
+            kind=kind,
+        )
+        return {"data": data, "next_after_seq": cursor}  # checked once, by response_model
 
-@router.get(
-    "/verify",
-    response_model=VerifyPublic,
-    operation_id="log-verify",
-    responses=problem_responses(401, 404, 422),
-)
-def verify_log(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -> VerifyPublic:
-    """Verify the whole log: hashes, seq, epochs, re-derived draws, every roll replayed."""
-    access = _readable_access(session, campaign_id, user)
-    report = log_service.verify_campaign(session, access.campaign)
-    return VerifyPublic.model_validate(report.as_dict())
+    @router.get(
+        "/verify",
+        response_model=VerifyPublic,
+        operation_id="log-verify",
+        responses=problem_responses(401, 404, 422),
+    )
+    def verify_log(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -> VerifyPublic:
+        """Verify the whole log: hashes, seq, epochs, re-derived draws, every roll replayed
+        with the rules version that made it."""
+        access = _readable_access(session, campaign_id, user)
+        report = log_service.verify_campaign(session, access.campaign, registry)
+        return VerifyPublic.model_validate(report.as_dict())
 
-
-@router.get(
-    "/export",
-    response_class=StreamingResponse,
-    operation_id="log-export",
-    responses={
-        200: {
-            "description": "one entry per line in seq order, redacted as the caller may see it",
-            "content": {NDJSON: {"schema": {"type": "string"}}},
-            "headers": {
-                HEAD_HEADER: {
-                    "description": "seq:hash of the log's last entry at export time",
-                    "schema": {"type": "string"},
-                }
+    @router.get(
+        "/export",
+        response_class=StreamingResponse,
+        operation_id="log-export",
+        responses={
+            200: {
+                "description": "one entry per line in seq order, redacted as the caller may see it",
+                "content": {NDJSON: {"schema": {"type": "string"}}},
+                "headers": {
+                    HEAD_HEADER: {
+                        "description": "seq:hash of the log's last entry at export time",
+                        "schema": {"type": "string"},
+                    }
+                },
             },
-        },
-        **problem_responses(401, 404, 422),
-    },
-)
-def export_log(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -> StreamingResponse:
-    """Export the log as NDJSON for offline verification with nocturne-verify."""
-    access = _readable_access(session, campaign_id, user)
-    campaign = access.campaign
-    # Up to the head read with the campaign: the export ends exactly on its Log-Head.
-    entries = list(log_service.iter_entries(session, campaign, through_seq=campaign.last_seq))
-
-    def lines() -> Iterator[bytes]:
-        for entry in entries:
-            view = log_service.entry_view(entry, access)
-            yield json.dumps(view, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-
-    filename = f"nocturne-{campaign_id}.ndjson"
-    head = f"{campaign.last_seq}:{campaign.last_hash}"
-    return StreamingResponse(
-        lines(),
-        media_type=NDJSON,
-        headers={
-            "Content-Disposition": f'attachment; filename="{filename}"',
-            # Give it to nocturne-verify --head so a cut-off export is caught.
-            HEAD_HEADER: head,
+            **problem_responses(401, 404, 422),
         },
     )
+    def export_log(
+        session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID
+    ) -> StreamingResponse:
+        """Export the log as NDJSON for offline verification with nocturne-verify."""
+        access = _readable_access(session, campaign_id, user)
+        campaign = access.campaign
+        # Up to the head read with the campaign: the export ends exactly on its Log-Head.
+        entries = list(log_service.iter_entries(session, campaign, through_seq=campaign.last_seq))
+
+        def lines() -> Iterator[bytes]:
+            for entry in entries:
+                view = export_view(entry, access)
+                yield json.dumps(view, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+        filename = f"nocturne-{campaign_id}.ndjson"
+        head = f"{campaign.last_seq}:{campaign.last_hash}"
+        return StreamingResponse(
+            lines(),
+            media_type=NDJSON,
+            headers={
+                "Content-Disposition": f'attachment; filename="{filename}"',
+                # Give it to nocturne-verify --head so a cut-off export is caught.
+                HEAD_HEADER: head,
+            },
+        )
+
+    return router

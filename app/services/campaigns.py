@@ -8,27 +8,30 @@ from sqlalchemy import func
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
-from app.engine.systems import get_ruleset
+from app.engine.registry import Registry
+from app.engine.systems import validate_options
 from app.models import (
     Campaign,
-    CampaignCreate,
     CampaignMember,
-    CampaignPublic,
     CampaignUpdate,
     User,
     utcnow,
 )
+from app.models.campaign import CampaignCreate
 from app.services.access import LockedAccess, LockedCampaign, update_locked_campaign
 from app.services.log import append_entry, open_epoch
 
 
-def campaign_public(campaign: Campaign, role: str) -> CampaignPublic:
-    return CampaignPublic.model_validate({**campaign.model_dump(), "role": role})
+def campaign_public(campaign: Campaign, role: str) -> dict[str, Any]:
+    return {**campaign.model_dump(), "role": role}
 
 
-def create_campaign(session: Session, user: User, data: CampaignCreate) -> Campaign:
+def create_campaign(
+    session: Session, user: User, registry: Registry, data: CampaignCreate
+) -> Campaign:
     """The caller becomes the GM of a new campaign; its first seed epoch opens (FAIR-1)."""
-    options = get_ruleset(data.system).validate_options(data.options)
+    _, system = registry.system(data.system)
+    options = validate_options(system, data.options)
     campaign = Campaign(name=data.name, system=data.system, options=options, gm_id=user.id)
     session.add(campaign)
     session.flush()
@@ -63,14 +66,16 @@ def list_campaigns(
     return [(campaign, role) for campaign, role in rows], count
 
 
-def update_campaign(session: Session, access: LockedAccess, data: CampaignUpdate) -> Campaign:
+def update_campaign(
+    session: Session, access: LockedAccess, registry: Registry, data: CampaignUpdate
+) -> Campaign:
     """Apply the GM's changes; returns the campaign as it now stands."""
     access.require_gm("edit the campaign")
     campaign = access.campaign
     changes = data.model_dump(exclude_unset=True)
     values: dict[str, Any] = {"updated_at": utcnow()}
     if changes.get("options") is not None:
-        options = get_ruleset(campaign.system).validate_options(changes["options"])
+        options = validate_options(registry.system(campaign.system)[1], changes["options"])
         if options != campaign.options:
             # Options change how the rules resolve, so the audit log keeps each change.
             append_entry(

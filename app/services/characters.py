@@ -9,17 +9,19 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.core.problems import Forbidden, Unprocessable
-from app.engine.systems import CharacterKind, Ruleset, get_ruleset
+from app.engine.contract import CharacterKind, System
+from app.engine.registry import Registry
+from app.engine.systems import default_sheet_values, derive, validate_sheet
 from app.models import (
     CampaignMember,
     Character,
     CharacterCreate,
-    CharacterPublic,
     CharacterUpdate,
     utcnow,
 )
 from app.services.access import CampaignAccess, can_edit_character
 from app.services.log import append_entry
+from app.services.table import CampaignTable
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
@@ -49,29 +51,10 @@ def changed_fields(
     return sorted(name for name in fields if before.get(name) != after.get(name))
 
 
-def _check_instructor(
-    session: Session, access: CampaignAccess, character_id: uuid.UUID | None, sheet: dict[str, Any]
-) -> None:
-    """JDR-23: an atheist is instructed by a believing PC of the same campaign."""
-    instructor_id = sheet.get("instructed_by")
-    if instructor_id is None:
-        return
-    instructor = session.get(Character, uuid.UUID(str(instructor_id)))
-    if (
-        instructor is None
-        or instructor.deleted_at is not None
-        or instructor.campaign_id != access.campaign.id
-        or instructor.kind != "pc"
-        or instructor.id == character_id
-        or instructor.sheet.get("faith") != "believer"
-    ):
-        raise Unprocessable(
-            "JDR-23: instructed_by must name another believing PC of this campaign", rule="JDR-23"
-        )
-
-
-def create_character(session: Session, access: CampaignAccess, data: CharacterCreate) -> Character:
-    ruleset = get_ruleset(access.campaign.system)
+def create_character(
+    session: Session, access: CampaignAccess, registry: Registry, data: CharacterCreate
+) -> Character:
+    _, system = registry.system(access.campaign.system)
     owner_id = data.owner_id
     if not access.is_gm:
         if data.kind != "pc":
@@ -84,13 +67,14 @@ def create_character(session: Session, access: CampaignAccess, data: CharacterCr
     elif data.kind == "pc":
         owner_id = access.user.id
 
-    sheet = ruleset.validate_sheet(
-        data.sheet, kind=data.kind, options=access.campaign.options, creating=True
+    sheet = validate_sheet(
+        system, data.sheet, kind=data.kind, options=access.campaign.options, creating=True
     )
-    sheet = ruleset.derive(None, sheet, access.campaign.current_scene)
+    sheet = derive(system, None, sheet, access.campaign.current_scene)
     if not access.is_gm:
-        _refuse_player_set_resources(ruleset, data.sheet, sheet)
-    _check_instructor(session, access, None, sheet)
+        _refuse_player_set_resources(system, data.sheet, sheet)
+    if system.check_sheet is not None:
+        system.check_sheet(CampaignTable(session, access), None, None, sheet)
     character = Character(
         campaign_id=access.campaign.id,
         name=data.name,
@@ -103,13 +87,13 @@ def create_character(session: Session, access: CampaignAccess, data: CharacterCr
 
 
 def _refuse_player_set_resources(
-    ruleset: Ruleset, raw: dict[str, Any], sheet: dict[str, Any]
+    system: System, raw: dict[str, Any], sheet: dict[str, Any]
 ) -> None:
     """At creation a player takes the starting value of every resource the rules spend."""
-    defaults = ruleset.default_sheet_values()
+    defaults = default_sheet_values(system)
     chosen = [
         name
-        for name in ruleset.protected_fields - ruleset.creation_choices
+        for name in system.protected_fields - system.creation_choices
         if name in raw and sheet.get(name) != defaults.get(name)
     ]
     if chosen:
@@ -121,7 +105,11 @@ def _refuse_player_set_resources(
 
 
 def update_character(
-    session: Session, access: CampaignAccess, character: Character, data: CharacterUpdate
+    session: Session,
+    access: CampaignAccess,
+    registry: Registry,
+    character: Character,
+    data: CharacterUpdate,
 ) -> list[str]:
     """Apply an edit; returns the protected resources a GM override changed."""
     if not can_edit_character(access, character):
@@ -136,31 +124,32 @@ def update_character(
     if changes.get("owner_id") is not None:
         _require_member(session, access, changes["owner_id"])
 
-    ruleset = get_ruleset(access.campaign.system)
+    _, system = registry.system(access.campaign.system)
     kind: CharacterKind = changes.get("kind") or character.kind  # type: ignore[assignment]
     overridden: list[str] = []
     if "sheet" in changes:
         if changes["sheet"] is None:
             raise Unprocessable("sheet cannot be null; send a merge patch of the fields to change")
         merged = merge_patch(character.sheet, changes["sheet"])
-        sheet = ruleset.validate_sheet(
-            merged, kind=kind, options=access.campaign.options, creating=False
+        sheet = validate_sheet(
+            system, merged, kind=kind, options=access.campaign.options, creating=False
         )
-        sheet = ruleset.derive(character.sheet, sheet, access.campaign.current_scene)
-        overridden = changed_fields(character.sheet, sheet, ruleset.protected_fields)
+        sheet = derive(system, character.sheet, sheet, access.campaign.current_scene)
+        overridden = changed_fields(character.sheet, sheet, system.protected_fields)
         if overridden and not access.is_gm:
             raise Forbidden(
                 f"{', '.join(overridden)}: resources the rules spend change only through rule "
                 "actions or a GM override"
             )
-        if sheet.get("instructed_by") != character.sheet.get("instructed_by"):
-            _check_instructor(session, access, character.id, sheet)
+        if system.check_sheet is not None:
+            table = CampaignTable(session, access)
+            system.check_sheet(table, str(character.id), character.sheet, sheet)
         _log_sheet_change(session, access, character, sheet, override=bool(overridden))
         character.sheet = sheet
     elif "kind" in changes:
         # A PC's sheet may carry creation-only rules; re-check it under its new kind.
-        ruleset.validate_sheet(
-            character.sheet, kind=kind, options=access.campaign.options, creating=False
+        validate_sheet(
+            system, character.sheet, kind=kind, options=access.campaign.options, creating=False
         )
     for field in ("name", "kind", "owner_id"):
         if field in changes:
@@ -234,10 +223,12 @@ def list_characters(
     return list(rows), count
 
 
-def character_public(character: Character, access: CampaignAccess) -> CharacterPublic:
+def character_public(character: Character, access: CampaignAccess) -> dict[str, Any]:
     """A character as the caller may see it: players do not see NPC sheets."""
-    public = CharacterPublic.model_validate(character, from_attributes=True)
-    if character.kind == "npc" and not access.is_gm:
-        public.sheet = {}
-        public.sheet_hidden = True
-    return public
+    hidden = character.kind == "npc" and not access.is_gm
+    return {
+        **character.model_dump(exclude={"deleted_at"}),
+        "system": access.campaign.system,
+        "sheet": {} if hidden else character.sheet,
+        "sheet_hidden": hidden,
+    }

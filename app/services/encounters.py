@@ -1,55 +1,43 @@
 """Combat encounters: roster, initiative by the system's rule, rounds, turns and actions.
 
 Every step is an entry of the campaign log: the encounter's own events, the initiative
-roll, and each action through the system's roll kinds. All of it runs under the
-campaign row lock, like every other write to a campaign.
+roll, and each action through the system's roll kinds. All of it runs under the campaign
+row lock, like every other write to a campaign. What differs from one ruleset to another
+(initiative, the order of turns, what an action costs, what binds a combatant) is the
+ruleset's `Combat`; this module keeps the roster and the turns.
 """
 
 from __future__ import annotations
 
-import copy
 import uuid
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.core.problems import Conflict, Forbidden, NotFound, Unprocessable
-from app.engine import encounters as rules
-from app.engine.errors import RuleRefusal
-from app.engine.systems import get_ruleset
-from app.models import Character, Encounter, LogEntry, User, utcnow
-from app.models.encounter import (
-    CombatantCreate,
-    CombatantPublic,
-    EncounterAction,
-    EncounterCreate,
-    EncounterPublic,
+from app.engine.contract import (
+    Combat,
+    CombatAction,
+    Combatant,
+    Prepared,
+    RecordedEntry,
+    acting_character_id,
 )
-from app.models.fabulae import DiceModifier
-from app.models.rolls import RollCreate
+from app.engine.registry import Registry, Rules
+from app.models import Character, Encounter, User, utcnow
+from app.models.encounter import CombatantCreate, EncounterCreate
 from app.services.access import (
     CampaignAccess,
+    LockedAccess,
     can_edit_character,
     get_campaign_access,
     get_campaign_character,
 )
-from app.services.log import SealedEntry, append_entry, public_view, record_resolution
-from app.services.rolls import clock_request, create_roll
-
-ROLL_BODY: TypeAdapter[Any] = TypeAdapter(RollCreate)
-# What each ruleset shows of a combatant's condition.
-CONDITION_FIELDS: dict[str, tuple[str, ...]] = {
-    "jdr": ("wounds", "status", "destroyed"),
-    "fabulae": ("states", "broken", "stress", "sequelae", "dead", "armor", "grappled_by"),
-    "vampire": ("willpower",),
-}
-INITIATIVE_KIND = {
-    "jdr": "jdr.initiative",
-    "fabulae": "fabulae.initiative",
-    "vampire": "vampire.initiative",
-}
+from app.services.log import SealedEntry, append_entry, record
+from app.services.rolls import roll
+from app.services.table import CampaignTable
 
 
 def _not_found(encounter_id: uuid.UUID) -> NotFound:
@@ -73,23 +61,35 @@ def load(
     return encounter, access
 
 
-def _family(access: CampaignAccess) -> str:
-    return get_ruleset(access.campaign.system).family
+def combat_of(registry: Registry, access: CampaignAccess) -> Combat:
+    """The campaign's combat rules, or 409 for a system that has none."""
+    ruleset, _ = registry.system(access.campaign.system)
+    if ruleset.combat is None:
+        raise Conflict(f"{ruleset.name} has no combat rules: it runs no encounters")
+    return ruleset.combat
 
 
-def _combatant(character: Character, data: CombatantCreate) -> dict[str, Any]:
-    return {
-        "character_id": str(character.id),
-        "name": character.name,
-        "kind": character.kind,
-        "side": data.side,
-        "surprise": data.surprise,
-        "off_guard": data.off_guard,
-        "active": True,
-        "initiative": None,
-        "spent": {},
-        "conditions": [],
-    }
+def _roster(encounter: Encounter) -> list[Combatant]:
+    return [Combatant.model_validate(combatant) for combatant in encounter.combatants]
+
+
+def _keep(encounter: Encounter, combatants: list[Combatant]) -> None:
+    encounter.combatants = [combatant.dump() for combatant in combatants]
+
+
+def _combatant(character: Character, data: CombatantCreate) -> Combatant:
+    return Combatant(
+        character_id=str(character.id),
+        name=character.name,
+        kind=character.kind,
+        side=data.side,
+        surprise=data.surprise,
+        off_guard=data.off_guard,
+        active=True,
+        initiative=None,
+        spent={},
+        conditions=[],
+    )
 
 
 def _log(
@@ -114,16 +114,21 @@ def _save(session: Session, encounter: Encounter) -> None:
     session.add(encounter)
 
 
-def create(session: Session, access: CampaignAccess, data: EncounterCreate) -> Encounter:
+def create(
+    session: Session, access: CampaignAccess, registry: Registry, data: EncounterCreate
+) -> Encounter:
     access.require_gm("set up an encounter")
+    combat_of(registry, access)
     encounter = Encounter(campaign_id=access.campaign.id, name=data.name)
     seen: set[uuid.UUID] = set()
+    combatants = []
     for entry in data.combatants:
         if entry.character_id in seen:
             raise Unprocessable(f"combatant {entry.character_id} is listed twice")
         seen.add(entry.character_id)
         character = get_campaign_character(session, access, entry.character_id)
-        encounter.combatants = [*encounter.combatants, _combatant(character, entry)]
+        combatants.append(_combatant(character, entry))
+    _keep(encounter, combatants)
     session.add(encounter)
     session.flush()
     _log(
@@ -132,7 +137,7 @@ def create(session: Session, access: CampaignAccess, data: EncounterCreate) -> E
         encounter,
         "encounter.created",
         name=data.name,
-        combatants=[c["character_id"] for c in encounter.combatants],
+        combatants=[c.character_id for c in combatants],
     )
     return encounter
 
@@ -155,179 +160,88 @@ def list_encounters(
 # --- initiative ----------------------------------------------------------------------------
 
 
-def _initiative_request(
-    session: Session, access: CampaignAccess, encounter: Encounter, combatants: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """What the system's initiative rule reads of the combatants."""
-    family = _family(access)
-    sheets = {
-        c["character_id"]: _character(session, access, c["character_id"]).sheet for c in combatants
-    }
-    if family == "jdr":
-        earlier = _jdr_initiative_this_scene(session, access)
-        rolling = [c for c in combatants if c["character_id"] not in earlier]
-        return {
-            "combatants": [
-                {
-                    "id": c["character_id"],
-                    "name": c["name"],
-                    "kind": c["kind"],
-                    "physique": sheets[c["character_id"]]["traits"]["physique"],
-                    "wounds": sheets[c["character_id"]].get("wounds", []),
-                    "surprise": c["surprise"],
-                    "off_guard": c["off_guard"],
-                }
-                for c in rolling
-            ],
-            # JDR-31: initiative is rolled once per scene; earlier totals carry over, and
-            # this encounter's own surprise and off guard apply to its first round.
-            "carried": [
-                _carried(earlier[c["character_id"]], c)
-                for c in combatants
-                if c["character_id"] in earlier
-            ],
-            "already_rolled": [],
-        }
-    if family == "fabulae":
-        return {
-            "combatants": [
-                {
-                    "id": c["character_id"],
-                    "name": c["name"],
-                    "kind": c["kind"],
-                    "quick_draw_initiative": "quick_draw_initiative"
-                    in sheets[c["character_id"]].get("talents", []),
-                }
-                for c in combatants
-            ],
-            "deck": encounter.deck.get("deck", 1),
-            "drawn": encounter.deck.get("drawn", []),
-        }
-    return {
-        "combatants": [
-            {
-                "id": c["character_id"],
-                "name": c["name"],
-                "kind": c["kind"],
-                "dexterite": sheets[c["character_id"]]["attributes"]["dexterite"],
-                "astuce": sheets[c["character_id"]]["attributes"]["astuce"],
-            }
-            for c in combatants
-        ]
-    }
-
-
-def _carried(row: dict[str, Any], combatant: dict[str, Any]) -> dict[str, Any]:
-    surprise = 2 if combatant["surprise"] else 0
-    base = int(row["total"]) - int(row.get("surprise", 0))
-    return {
-        **row,
-        "total": base + surprise,
-        "surprise": surprise,
-        "off_guard": combatant["off_guard"],
-    }
-
-
-def _jdr_initiative_this_scene(
-    session: Session, access: CampaignAccess
-) -> dict[str, dict[str, Any]]:
-    """JDR-31: each combatant's initiative row already rolled in the current scene."""
-    rows = session.exec(
-        select(LogEntry).where(
-            col(LogEntry.campaign_id) == access.campaign.id, col(LogEntry.kind) == "jdr.initiative"
-        )
-    ).all()
-    found: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        if row.request.get("scene") == access.campaign.current_scene:
-            for item in row.result["order"]:
-                kept = {k: v for k, v in item.items() if k not in ("rank", "carried")}
-                found[item["character_id"]] = kept
-    return found
-
-
 def _roll_initiative(
-    session: Session, access: CampaignAccess, encounter: Encounter, combatants: list[dict[str, Any]]
-) -> SealedEntry:
-    family = _family(access)
-    request = {
-        **clock_request(access),
-        **_initiative_request(session, access, encounter, combatants),
-    }
-    entry = record_resolution(session, access, kind=INITIATIVE_KIND[family], request=request)
-    if family == "fabulae":
-        encounter.deck = {"deck": entry.result["deck"], "drawn": entry.result["drawn"]}
-    return entry
+    session: Session,
+    access: LockedAccess,
+    registry: Registry,
+    encounter: Encounter,
+    combatants: list[Combatant],
+) -> dict[str, dict[str, Any]]:
+    """Roll the system's initiative for these combatants: each one's row, in order."""
+    combat = combat_of(registry, access)
+    rules = registry.in_campaign(access.campaign.system, combat.initiative_kind)
+    request = combat.initiative(CampaignTable(session, access), encounter.deck, combatants)
+    entry = record(session, access, rules, Prepared(request))
+    assert entry.resolution is not None
+    result = entry.resolution.result
+    state = combat.initiative_state(result)
+    if state is not None:
+        encounter.deck = state
+    return {row.character_id: row.row for row in combat.initiative_rows(result)}
 
 
-def start(session: Session, access: CampaignAccess, encounter: Encounter) -> SealedEntry:
+def start(session: Session, access: LockedAccess, registry: Registry, encounter: Encounter) -> None:
     """Roll initiative for everyone by the system's rule; round 1 begins."""
     access.require_gm("roll initiative")
     if encounter.status != "setup":
         raise Conflict(f"the encounter is {encounter.status}; initiative is rolled once, at setup")
-    live = [c for c in encounter.combatants if c["active"]]
+    roster = _roster(encounter)
+    live = [c for c in roster if c.active]
     if not live:
         raise Unprocessable("add combatants before rolling initiative")
-    entry = _roll_initiative(session, access, encounter, live)
-    rows = {row["character_id"]: row for row in entry.result["order"]}
-    by_id = {c["character_id"]: c for c in encounter.combatants}
-    ordered = [{**by_id[cid], "initiative": rows[cid]} for cid in rows]
-    rest = [c for c in encounter.combatants if c["character_id"] not in rows]
-    encounter.combatants = ordered + rest
+    rows = _roll_initiative(session, access, registry, encounter, live)
+    by_id = {c.character_id: c for c in roster}
+    ordered = [by_id[cid].model_copy(update={"initiative": rows[cid]}) for cid in rows]
+    rest = [c for c in roster if c.character_id not in rows]
+    _keep(encounter, ordered + rest)
     encounter.status, encounter.round, encounter.turn = "active", 1, 0
     _save(session, encounter)
-    return entry
 
 
 # --- roster changes ------------------------------------------------------------------------
 
 
 def join(
-    session: Session, access: CampaignAccess, encounter: Encounter, data: CombatantCreate
+    session: Session,
+    access: LockedAccess,
+    registry: Registry,
+    encounter: Encounter,
+    data: CombatantCreate,
 ) -> None:
     """A newcomer; mid-fight they get initiative by the system's rule (FAB-61's deck goes on)."""
     access.require_gm("add combatants")
     if encounter.status == "ended":
         raise Conflict("the encounter has ended")
+    combat = combat_of(registry, access)
     character = get_campaign_character(session, access, data.character_id)
-    present = {c["character_id"]: c for c in encounter.combatants}
-    if present.get(str(character.id), {}).get("active"):
+    roster = _roster(encounter)
+    if any(c.character_id == str(character.id) and c.active for c in roster):
         raise Conflict(f"{character.name} is already in this encounter")
     newcomer = _combatant(character, data)
     combatants = []
-    for index, combatant in enumerate(encounter.combatants):
-        if combatant["character_id"] == str(character.id):
+    for index, combatant in enumerate(roster):
+        if combatant.character_id == newcomer.character_id:
             if index < encounter.turn:
                 encounter.turn -= 1  # the rows after it move up; the turn stays with its owner
             continue
         combatants.append(combatant)
     if encounter.status == "active":
-        entry = _roll_initiative(session, access, encounter, [newcomer])
-        newcomer["initiative"] = entry.result["order"][0] if entry.result["order"] else None
-        combatants = _insert(combatants, newcomer, _family(access), encounter.turn)
+        rows = _roll_initiative(session, access, registry, encounter, [newcomer])
+        newcomer.initiative = rows.get(newcomer.character_id)
+        combatants = _insert(combat, combatants, newcomer, encounter.turn)
     else:
         combatants.append(newcomer)
-    encounter.combatants = combatants
+    _keep(encounter, combatants)
     _save(session, encounter)
     _log(session, access, encounter, "encounter.joined", character_id=str(character.id))
 
 
 def _insert(
-    combatants: list[dict[str, Any]], newcomer: dict[str, Any], family: str, turn: int
-) -> list[dict[str, Any]]:
+    combat: Combat, combatants: list[Combatant], newcomer: Combatant, turn: int
+) -> list[Combatant]:
     """Place a newcomer by their initiative among those who already act, after the turn."""
-
-    def before(other: dict[str, Any]) -> bool:
-        mine, theirs = newcomer["initiative"] or {}, other.get("initiative") or {}
-        if family == "fabulae":
-            return (mine.get("card", 99), mine.get("deck", 9)) < (
-                theirs.get("card", 99),
-                theirs.get("deck", 9),
-            )
-        return int(mine.get("total", 0)) > int(theirs.get("total", 0))
-
     for index, other in enumerate(combatants):
-        if index > turn and before(other):
+        if index > turn and combat.acts_before(newcomer, other):
             return [*combatants[:index], newcomer, *combatants[index:]]
     return [*combatants, newcomer]
 
@@ -338,14 +252,14 @@ def leave(
     access.require_gm("remove combatants")
     if encounter.status == "ended":
         raise Conflict("the encounter has ended")
-    combatants = copy.deepcopy(encounter.combatants)
-    for combatant in combatants:
-        if combatant["character_id"] == str(character_id) and combatant["active"]:
-            combatant["active"] = False
+    roster = _roster(encounter)
+    for combatant in roster:
+        if combatant.character_id == str(character_id) and combatant.active:
+            combatant.active = False
             break
     else:
         raise NotFound(f"character {character_id} is not fighting in this encounter")
-    encounter.combatants = combatants
+    _keep(encounter, roster)
     _save(session, encounter)
     _log(session, access, encounter, "encounter.left", character_id=str(character_id))
 
@@ -359,37 +273,39 @@ def current(encounter: Encounter) -> dict[str, Any] | None:
     return encounter.combatants[encounter.turn % len(encounter.combatants)]
 
 
-def next_turn(session: Session, access: CampaignAccess, encounter: Encounter) -> None:
+def next_turn(
+    session: Session, access: CampaignAccess, registry: Registry, encounter: Encounter
+) -> None:
     """The turn passes to the next combatant still fighting; past the last, a new round."""
     if encounter.status != "active":
         raise Conflict(f"the encounter is {encounter.status}; only an active one has turns")
     acting = current(encounter)
     if not access.is_gm and not (acting and _controls(session, access, acting["character_id"])):
         raise Forbidden("the GM, or the player whose turn it is, passes the turn")
-    combatants = copy.deepcopy(encounter.combatants)
-    ended = combatants[encounter.turn]
-    ended["conditions"] = rules.after_turn(ended.get("conditions", []))
+    combat = combat_of(registry, access)
+    combatants = _roster(encounter)
+    combat.after_turn(combatants[encounter.turn])
     turn, new_round = encounter.turn, encounter.round
     for _ in range(len(combatants)):
         turn += 1
         if turn >= len(combatants):
             turn, new_round = 0, new_round + 1
             for combatant in combatants:
-                combatant["spent"] = {}
+                combatant.spent = {}
             # From round 2 the standing order holds: newcomers sorted in, JDR-31a's
             # first-round surprise and off guard lifted.
-            family = _family(access)
             combatants = [
                 c
                 for _, c in sorted(
-                    enumerate(combatants), key=lambda p: rules.standing_key(family, p[1], p[0])
+                    enumerate(combatants), key=lambda p: combat.standing_key(p[1], p[0])
                 )
             ]
-        if combatants[turn]["active"]:
+        if combatants[turn].active:
             break
     else:
         raise Conflict("no combatant is left in the fight; end the encounter")
-    encounter.combatants, encounter.turn, encounter.round = combatants, turn, new_round
+    _keep(encounter, combatants)
+    encounter.turn, encounter.round = turn, new_round
     _save(session, encounter)
     _log(
         session,
@@ -397,7 +313,7 @@ def next_turn(session: Session, access: CampaignAccess, encounter: Encounter) ->
         encounter,
         "encounter.turn",
         turn=turn,
-        character_id=combatants[turn]["character_id"],
+        character_id=combatants[turn].character_id,
     )
 
 
@@ -422,148 +338,81 @@ def _controls(session: Session, access: CampaignAccess, character_id: str) -> bo
     return can_edit_character(access, _character(session, access, character_id))
 
 
-def _acting_id(body: Any) -> str | None:
-    """The character a roll body acts for, when it names one."""
-    for field in ("attacker_id", "healer_id", "character_id"):
-        value = getattr(body, field, None)
-        if value is not None:
-            return str(value)
-    active = getattr(body, "active", None)
-    return str(active.character_id) if active is not None else None
-
-
 def act(
-    session: Session, access: CampaignAccess, encounter: Encounter, action: EncounterAction
+    session: Session,
+    access: LockedAccess,
+    registry: Registry,
+    encounter: Encounter,
+    action: BaseModel,
 ) -> SealedEntry:
     """One action of the system's roll kinds, by the combatant whose turn it is."""
     if encounter.status == "setup":
         raise Conflict("the encounter has not started: roll initiative first")
     if encounter.status == "ended":
         raise Conflict("the encounter has ended; no more actions")
-    family = _family(access)
-    payload = action.model_dump(exclude={"actor_id", "override"})
-    if not str(action.kind).startswith(f"{family}."):
-        raise Unprocessable(f"a {access.campaign.system} encounter takes {family}.* roll kinds")
-    try:
-        body = ROLL_BODY.validate_python(payload)
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise Unprocessable(f"invalid {action.kind} action: {where}: {first['msg']}") from None
-    actor_id = str(action.actor_id)
-    combatants = copy.deepcopy(encounter.combatants)
-    actor = next((c for c in combatants if c["character_id"] == actor_id and c["active"]), None)
+    combat = combat_of(registry, access)
+    kind_name = str(getattr(action, "kind"))  # noqa: B009 (every action has its kind)
+    rules: Rules = registry.in_campaign(access.campaign.system, kind_name)
+    ruleset, _ = registry.system(access.campaign.system)
+    if rules.ruleset is not ruleset or rules.kind.body is None:
+        raise Unprocessable(f"a {access.campaign.system} encounter takes {ruleset.name} roll kinds")
+    body = rules.kind.body.model_validate(action.model_dump(exclude={"actor_id", "override"}))
+    actor_id = str(getattr(action, "actor_id"))  # noqa: B009
+    override_asked = bool(getattr(action, "override", False))
+    combatants = _roster(encounter)
+    actor = next((c for c in combatants if c.character_id == actor_id and c.active), None)
     if actor is None:
         raise Unprocessable(f"character {actor_id} is not fighting in this encounter")
-    acting = _acting_id(body)
+    acting = acting_character_id(body)
     if acting is not None and acting != actor_id:
         raise Unprocessable(f"the action is for character {acting}, not the actor {actor_id}")
     if not _controls(session, access, actor_id):
-        raise Forbidden(f"you may act only for your own characters, not {actor['name']}")
-    override = action.override and access.is_gm
-    if action.override and not access.is_gm:
+        raise Forbidden(f"you may act only for your own characters, not {actor.name}")
+    if override_asked and not access.is_gm:
         raise Forbidden("only the GM acts out of turn")
+    override = override_asked and access.is_gm
     turn_of = current(encounter)
-    reaction = action.kind in rules.REACTION_KINDS
+    reaction = rules.kind.reaction
     if not reaction and not override and (turn_of is None or turn_of["character_id"] != actor_id):
         whose = turn_of["name"] if turn_of else "nobody"
-        raise Conflict(f"it is {whose}'s turn, not {actor['name']}'s")
+        raise Conflict(f"it is {whose}'s turn, not {actor.name}'s")
+    context = CombatAction(
+        kind=rules.kind,
+        body=body,
+        actor=actor,
+        combatants=combatants,
+        round=encounter.round,
+        override=override,
+        reaction=reaction,
+        sheet=_character(session, access, actor_id).sheet,
+    )
     if not reaction and not override:
-        rules.check_conditions(actor.get("conditions", []), action.kind, actor["name"])
-    sheet = _character(session, access, actor_id).sheet
-    _prepare(family, encounter, combatants, actor, body, sheet, override)
-    entry = create_roll(session, access, body)
-    _after(combatants, actor, body, entry, reaction)
-    encounter.combatants = combatants
+        combat.check_action(context)
+    context.body = combat.prepare_action(context)
+    entry = roll(session, access, registry, rules, context.body)
+    recorded = [
+        RecordedEntry(e.seq, e.kind, e.data.get("character_id"), e.result)
+        for e in [entry, *entry.triggered]
+    ]
+    combat.after_action(context, recorded)
+    _keep(encounter, combatants)
     encounter.history = [
         *encounter.history,
-        {"round": encounter.round, "actor_id": actor_id, "kind": action.kind, "seq": entry.seq},
+        {"round": encounter.round, "actor_id": actor_id, "kind": kind_name, "seq": entry.seq},
     ]
     _save(session, encounter)
     return entry
 
 
-def _prepare(
-    family: str,
-    encounter: Encounter,
-    combatants: list[dict[str, Any]],
-    actor: dict[str, Any],
-    body: Any,
-    sheet: dict[str, Any],
-    override: bool,
-) -> None:
-    """The encounter's part of the rules: the round's budget and what combat changes."""
-    spent = actor.setdefault("spent", {})
-    if family == "fabulae":
-        dumped = body.model_dump(mode="json")
-        cost = rules.fabulae_cost(body.kind, dumped, sheet)
-        if not override:
-            rules.check_fabulae_budget(spent, cost, actor["name"])
-        for key in ("slow", "fast"):
-            spent[key] = int(spent.get(key, 0)) + cost[key]
-        if body.kind == "fabulae.attack" and body.defense != "none":
-            defender = next(
-                (c for c in combatants if c["character_id"] == str(body.target_id)), None
-            )
-            if defender is not None:
-                defense = rules.check_defense(defender.setdefault("spent", {}), defender["name"])
-                defender["spent"]["fast"] = int(defender["spent"].get("fast", 0)) + defense["fast"]
-        malus = rules.habilete_malus(actor.get("conditions", []))
-        rolls_habilete = (body.kind == "fabulae.action" and body.attribute == "habilete") or (
-            body.kind == "fabulae.attack" and body.mode == "ranged"
-        )
-        if malus and rolls_habilete:
-            body.modifiers = [*body.modifiers, DiceModifier(source="panic tremors", dice=malus)]
-        if body.kind == "fabulae.action":
-            body.in_combat = True  # FAB-75
-    elif family == "vampire" and body.kind == "vampire.action":
-        body.tense = True  # VAM-20: no automatic success in combat
-        if body.willpower:
-            if spent.get("willpower"):
-                raise RuleRefusal(
-                    f"VAM-21: {actor['name']} already spent Willpower this round", rule="VAM-21"
-                )
-            spent["willpower"] = True
-    elif (
-        family == "jdr"
-        and body.kind == "jdr.action"
-        and encounter.round == 1
-        and actor.get("off_guard")
-        and actor.get("kind") == "pc"
-    ):
-        body.no_talent_bonus = True  # JDR-31a
-
-
-def _after(
-    combatants: list[dict[str, Any]],
-    actor: dict[str, Any],
-    body: Any,
-    entry: SealedEntry,
-    reaction: bool,
-) -> None:
-    """Panic results bind their combatant (FAB-44); next-action constraints lift."""
-    if not reaction:
-        actor["conditions"] = rules.after_action(actor.get("conditions", []))
-    for panic in [entry, *entry.triggered]:
-        if panic.kind != "fabulae.panic":
-            continue
-        who = panic.data.get("character_id")
-        condition = rules.panic_condition(
-            str(panic.result.get("code")), during_own_turn=who == actor["character_id"]
-        )
-        if condition is None or who is None:
-            continue
-        for combatant in combatants:
-            if combatant["character_id"] == who:
-                combatant["conditions"] = [*combatant.get("conditions", []), condition]
-
-
 # --- views ---------------------------------------------------------------------------------
 
 
-def view(session: Session, access: CampaignAccess, encounter: Encounter) -> EncounterPublic:
+def view(
+    session: Session, access: CampaignAccess, registry: Registry, encounter: Encounter
+) -> dict[str, Any]:
     """The encounter as the caller may see it: players do not see NPCs' condition."""
-    fields = CONDITION_FIELDS[_family(access)]
+    combat = combat_of(registry, access)
+    fields = tuple(combat.condition.model_fields)
     characters = {
         str(c.id): c
         for c in session.exec(
@@ -573,49 +422,23 @@ def view(session: Session, access: CampaignAccess, encounter: Encounter) -> Enco
         ).all()
     }
 
-    def public(combatant: dict[str, Any]) -> CombatantPublic:
+    def public(combatant: dict[str, Any]) -> dict[str, Any]:
         character = characters.get(combatant["character_id"])
         hidden = combatant["kind"] == "npc" and not access.is_gm
         condition = None
         if character is not None and not hidden:
             condition = {name: character.sheet.get(name) for name in fields}
-        return CombatantPublic.model_validate(
-            {
-                **{
-                    k: combatant[k]
-                    for k in (
-                        "character_id",
-                        "name",
-                        "kind",
-                        "side",
-                        "surprise",
-                        "off_guard",
-                        "active",
-                    )
-                },
-                "initiative": combatant.get("initiative"),
-                "spent": combatant.get("spent", {}),
-                "conditions": combatant.get("conditions", []),
-                "condition": condition,
-            }
-        )
+        return {**combatant, "condition": condition}
 
     turn_of = current(encounter)
-    return EncounterPublic(
-        id=encounter.id,
-        campaign_id=encounter.campaign_id,
-        name=encounter.name,
-        status=encounter.status,
-        round=encounter.round,
-        current=public(turn_of) if turn_of else None,
-        combatants=[public(c) for c in encounter.combatants],
-        history=encounter.history,
-        created_at=encounter.created_at,
-    )
-
-
-def action_view(access: CampaignAccess, entry: SealedEntry) -> dict[str, Any]:
-    view_ = public_view(entry, access)
-    if not view_.get("redacted"):
-        view_["triggered"] = [public_view(t, access) for t in entry.triggered]
-    return view_
+    return {
+        "id": encounter.id,
+        "campaign_id": encounter.campaign_id,
+        "name": encounter.name,
+        "status": encounter.status,
+        "round": encounter.round,
+        "current": public(turn_of) if turn_of else None,
+        "combatants": [public(c) for c in encounter.combatants],
+        "history": encounter.history,
+        "created_at": encounter.created_at,
+    }

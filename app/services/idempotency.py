@@ -25,7 +25,8 @@ from sqlalchemy import delete, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, update
 
-from app.core.problems import PROBLEM_MEDIA_TYPE, Conflict, RecordedRefusal, Unprocessable
+from app.core.problems import PROBLEM_MEDIA_TYPE, Conflict, Unprocessable, engine_problem
+from app.engine.errors import RuleRefusal
 from app.models import IdempotencyKey, User
 from app.models.base import utcnow
 
@@ -93,9 +94,12 @@ def run_idempotent(
     try:
         try:
             body = to_jsonable_python(work())
-        except RecordedRefusal as refusal:
+        except RuleRefusal as refusal:
+            if refusal.recorded_seq is None:
+                raise
             # The rules refused, but the attempt belongs in the log (FAB-14): keep it.
-            status_code, body, media_type = refusal.status, refusal.body(), PROBLEM_MEDIA_TYPE
+            status_code, body = engine_problem(refusal)
+            media_type = PROBLEM_MEDIA_TYPE
         if idempotency is not None:
             stored = session.exec(
                 update(IdempotencyKey)

@@ -14,17 +14,18 @@ import uuid
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import ColumnElement, Text, bindparam, cast, insert, literal_column, update
 from sqlmodel import Session, col, select
 
-from app.core.problems import Conflict, NotFound
-from app.engine import catalog
-from app.engine.audit import Report, redact, revealed_seeds, seal, verify_log
+from app.core.problems import NotFound
+from app.engine.audit import Report, revealed_seeds, seal, verify_log
+from app.engine.contract import Effect, Language, Model, Prepared, Resolution
 from app.engine.dice import HmacDiceStream, commitment
-from app.engine.errors import EngineError
-from app.models import Campaign, Character, LogEntry, SeedEpoch
+from app.engine.errors import EngineError, RuleRefusal
+from app.engine.registry import Registry, Rules
+from app.models import Campaign, Character, LogEntry, SeedEpoch, utcnow
 from app.services.access import (
     CampaignAccess,
     CurrentEpoch,
@@ -33,6 +34,7 @@ from app.services.access import (
     update_current_epoch,
     update_locked_campaign,
 )
+from app.services.views import annotate_follow_ups, can_see, public_view
 
 PAGE_FETCH = 200
 logger = logging.getLogger("nocturne.rules")
@@ -54,18 +56,6 @@ HEAD_UPDATE = (
 APPEND_AND_ADVANCE = HEAD_UPDATE.add_cte(LOG_INSERT.cte("appended"))
 
 
-class Entry(Protocol):
-    """What the views need of an entry: a stored row or one just appended."""
-
-    @property
-    def seq(self) -> int: ...
-    @property
-    def visibility(self) -> str: ...
-    @property
-    def actor_id(self) -> str: ...
-    def as_entry(self) -> dict[str, Any]: ...
-
-
 @dataclass(frozen=True)
 class SealedEntry:
     """An entry just appended, exactly as it was hashed."""
@@ -73,6 +63,9 @@ class SealedEntry:
     data: dict[str, Any]
     # Entries a rule set off in the same transaction (a panic roll after a stress 1).
     triggered: list[SealedEntry] = field(default_factory=list)
+    # The typed request and resolution of an entry the rules resolved, as they were made.
+    request_model: Model | None = None
+    resolution: Resolution[Any] | None = None
 
     @property
     def seq(self) -> int:
@@ -101,6 +94,12 @@ class SealedEntry:
     def as_entry(self) -> dict[str, Any]:
         return dict(self.data)
 
+    def typed(self) -> tuple[Model, Model] | None:
+        """Its request and result as the rules made them, when it was just resolved."""
+        if self.request_model is None or self.resolution is None:
+            return None
+        return self.request_model, self.resolution.result
+
 
 def now_rfc3339() -> str:
     """FAIR-10: RFC 3339 UTC with microseconds, e.g. 2026-11-29T12:00:00.000000Z."""
@@ -122,8 +121,12 @@ def append_entry(
     result: dict[str, Any] | None = None,
     effects: list[dict[str, Any]] | None = None,
     follows: int | None = None,
+    rules: str | None = None,
 ) -> SealedEntry:
-    """Seal the next entry onto the chain (FAIR-10/11) and advance the campaign's head."""
+    """Seal the next entry onto the chain (FAIR-10/11) and advance the campaign's head.
+
+    `rules` names the rules version that resolved it (e.g. "vampire@1"), hashed with it.
+    """
     if not isinstance(campaign, LockedCampaign):  # an ORM Campaign: read without the lock
         raise TypeError("append only to a campaign locked by get_campaign_access(lock=True)")
     seq = campaign.last_seq + 1
@@ -142,9 +145,11 @@ def append_entry(
     }
     if follows is not None:
         content["follows"] = follows
+    if rules is not None:
+        content["rules"] = rules
     sealed = seal(content, campaign.last_hash)
     # Core statements: appending is the hot path, and the unit of work adds nothing here.
-    row = {"campaign_id": campaign.id, "follows": None, **sealed}
+    row = {"campaign_id": campaign.id, "follows": None, "rules": None, **sealed}
     params = {f"entry_{name}": value for name, value in row.items()}
     if session.get_bind().dialect.name == "postgresql":
         session.execute(APPEND_AND_ADVANCE, params)
@@ -222,9 +227,9 @@ def set_client_seed(session: Session, access: LockedAccess, client_seed: str) ->
     """FAIR-3: any member sets the client seed while the epoch has served no roll."""
     epoch = current_epoch(session, access)
     if epoch.first_roll_seq is not None:
-        raise Conflict(
-            f"epoch {epoch.number} already served a roll (seq {epoch.first_roll_seq}), so its "
-            "client seed is frozen; the GM can rotate the seed to open a new epoch",
+        raise RuleRefusal(
+            f"FAIR-3: epoch {epoch.number} already served a roll (seq {epoch.first_roll_seq}), "
+            "so its client seed is frozen; the GM can rotate the seed to open a new epoch",
             rule="FAIR-3",
         )
     append_entry(
@@ -254,53 +259,49 @@ def list_epochs(session: Session, campaign: Campaign | LockedCampaign) -> list[S
 # --- rule entries -------------------------------------------------------------------------
 
 
-def record_resolution(
-    session: Session,
-    access: LockedAccess,
-    *,
-    kind: str,
-    request: dict[str, Any],
-    character_id: uuid.UUID | None = None,
-    visibility: str = "public",
-    follows: int | None = None,
+def record(
+    session: Session, access: LockedAccess, rules: Rules, prepared: Prepared[Any]
 ) -> SealedEntry:
-    """Run the engine on the campaign's stream for the next seq, log it, apply its effects."""
+    """Run the rules on the campaign's stream for the next seq, log it, apply its effects."""
     campaign = access.campaign
     epoch = current_epoch(session, access)
     seq = campaign.last_seq + 1
     dice = HmacDiceStream(
         bytes.fromhex(epoch.server_seed), str(campaign.id), epoch.number, epoch.client_seed, seq
     )
+    kind = rules.kind
     try:
-        resolution = catalog.resolve(kind, request, dice)
+        resolution = kind.resolve(prepared.request, dice, rules.version)
     except EngineError as exc:
         if dice.draws:
             # The next request gets this seq, and these dice: a refusal that depends on them
             # would show them unpaid. Rules refuse before drawing; this guards the mistake.
-            logger.error("%s refused after drawing dice: %s", kind, exc.detail)
+            logger.error("%s refused after drawing dice: %s", kind.name, exc.detail)
             raise type(exc)(
                 f"{exc.rule or 'the rules'}: this request was refused; check its inputs",
                 rule=exc.rule,
             ) from None
         raise
+    effects = [effect.dump() for effect in resolution.effects]
     entry = append_entry(
         session,
         campaign,
-        kind=kind,
+        kind=kind.name,
         actor_id=access.user.id,
         epoch=epoch.number,
-        character_id=character_id,
-        visibility=visibility,
-        request=request,
+        character_id=uuid.UUID(prepared.character_id) if prepared.character_id else None,
+        visibility=prepared.visibility,
+        request=prepared.request.dump(),
         draws=[dict(draw) for draw in dice.draws],
-        result=resolution.result,
-        effects=resolution.effects,
-        follows=follows,
+        result=resolution.result.dump(),
+        effects=effects,
+        follows=prepared.follows,
+        rules=rules.rules_id,
     )
     apply_effects(session, campaign, resolution.effects)
-    if catalog.is_roll_kind(kind) and epoch.first_roll_seq is None:
+    if kind.is_roll and epoch.first_roll_seq is None:
         update_current_epoch(session, campaign, epoch, first_roll_seq=entry.seq)
-    return entry
+    return SealedEntry(entry.data, request_model=prepared.request, resolution=resolution)
 
 
 def _set_path(document: dict[str, Any], path: str, value: Any) -> Any:
@@ -314,102 +315,41 @@ def _set_path(document: dict[str, Any], path: str, value: Any) -> Any:
     return before
 
 
-def apply_effects(
-    session: Session, campaign: LockedCampaign, effects: list[dict[str, Any]]
-) -> None:
-    """Write the engine's sheet changes; each names the value it expects to replace."""
+def apply_effects(session: Session, campaign: LockedCampaign, effects: list[Effect]) -> None:
+    """Write the rules' sheet changes; each names the value it expects to replace.
+
+    A character the rules changed is stamped `updated_at`, so clients caching sheets by it
+    see the change.
+    """
     sheets: dict[str, Character] = {}
     for effect in effects:
-        character_id = effect.get("character_id")
-        field = effect.get("field")
-        if character_id is None or field is None or "after" not in effect:
-            continue  # a narrative effect for the table, nothing to store
-        character = sheets.get(character_id)
+        character = sheets.get(effect.character_id)
         if character is None:
-            character = session.get(Character, uuid.UUID(character_id))
+            character = session.get(Character, uuid.UUID(effect.character_id))
             if character is None or character.campaign_id != campaign.id:
-                raise EngineError(f"effect on unknown character {character_id}")
+                raise EngineError(f"effect on unknown character {effect.character_id}")
             character.sheet = copy.deepcopy(character.sheet)
-            sheets[character_id] = character
-        before = _set_path(character.sheet, field, copy.deepcopy(effect["after"]))
-        if "before" in effect and before != effect["before"]:
+            sheets[effect.character_id] = character
+        before = _set_path(character.sheet, effect.field, copy.deepcopy(effect.after))
+        if before != effect.before:
             raise EngineError(
-                f"sheet of {character_id} changed under the rules: {field} was {before!r}, "
-                f"expected {effect['before']!r}"
+                f"sheet of {effect.character_id} changed under the rules: {effect.field} was "
+                f"{before!r}, expected {effect.before!r}"
             )
+    now = utcnow()
     for character in sheets.values():
+        character.updated_at = now
         session.add(character)
 
 
 # --- reading the log (FAIR-13) -------------------------------------------------------------
 
 
-def can_see(entry: Entry, access: CampaignAccess) -> bool:
-    """public: everyone; gm and self: the roller and the GM; blind: the GM only."""
-    if entry.visibility == "public" or access.is_gm:
-        return True
-    if entry.visibility in ("gm", "self"):
-        return entry.actor_id == str(access.user.id)
-    return False
-
-
-def entry_view(entry: Entry, access: CampaignAccess) -> dict[str, Any]:
-    """The entry as this member may see it, redacted when they may not (FAIR-13)."""
-    full = entry.as_entry()
-    return full if can_see(entry, access) else redact(full)
-
-
-def public_view(entry: Entry, access: CampaignAccess) -> dict[str, Any]:
-    """API shape of an entry: like the export, with `follows` always present when visible."""
-    view = entry_view(entry, access)
-    if not view.get("redacted"):
-        view.setdefault("follows", None)
-        view.setdefault("follow_ups", [])
-    return view
-
-
-def annotate_follow_ups(
-    session: Session, access: CampaignAccess, views: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """Add to each visible entry the follow-ups it received and where each stands.
-
-    Derived for the API only (never hashed, never exported): a Talisman invocation shows
-    `pending` until the GM's ruling follows it, then the ruling's status.
-    """
-    seqs = [view["seq"] for view in views if not view.get("redacted")]
-    if not seqs:
-        return views
-    direct = _follow_up_rows(session, access, seqs)
-    nested = _follow_up_rows(session, access, [row.seq for row in direct])
-    latest_status = {row.follows: row.result.get("status") for row in nested}
-    by_parent: dict[int, list[dict[str, Any]]] = {}
-    for row in direct:
-        item: dict[str, Any] = {"seq": row.seq, "kind": row.kind, "status": None}
-        if can_see(row, access):
-            item["status"] = latest_status.get(row.seq) or row.result.get("status")
-        assert row.follows is not None
-        by_parent.setdefault(row.follows, []).append(item)
-    for view in views:
-        if not view.get("redacted"):
-            view["follow_ups"] = by_parent.get(view["seq"], [])
-    return views
-
-
-def _follow_up_rows(session: Session, access: CampaignAccess, seqs: list[int]) -> list[LogEntry]:
-    if not seqs:
-        return []
-    return list(
-        session.exec(
-            select(LogEntry)
-            .where(col(LogEntry.campaign_id) == access.campaign.id, col(LogEntry.follows).in_(seqs))
-            .order_by(col(LogEntry.seq))
-        ).all()
-    )
-
-
 def list_entries(
     session: Session,
     access: CampaignAccess,
+    registry: Registry,
+    language: Language,
     *,
     rolls_only: bool,
     after_seq: int,
@@ -420,8 +360,7 @@ def list_entries(
     """Keyset page of entries after `after_seq`, and the cursor of the next page."""
     conditions = [col(LogEntry.campaign_id) == access.campaign.id]
     if rolls_only:
-        roll_kinds = [name for name in catalog.KINDS if catalog.is_roll_kind(name)]
-        conditions.append(col(LogEntry.kind).in_(roll_kinds))
+        conditions.append(col(LogEntry.kind).in_(registry.roll_kind_names()))
     if kind is not None:
         conditions.append(col(LogEntry.kind) == kind)
     if character_id is not None:
@@ -441,16 +380,16 @@ def list_entries(
             cursor = row.seq
             if hide_invisible and not can_see(row, access):
                 continue
-            views.append(public_view(row, access))
+            views.append(public_view(row, access, registry, language))
             if len(views) == limit:
                 return annotate_follow_ups(session, access, views), cursor
         if len(rows) < PAGE_FETCH:
             return annotate_follow_ups(session, access, views), None
 
 
-def get_roll(session: Session, access: CampaignAccess, seq: int) -> LogEntry:
+def get_roll(session: Session, access: CampaignAccess, registry: Registry, seq: int) -> LogEntry:
     entry = session.get(LogEntry, (access.campaign.id, seq))
-    if entry is None or not catalog.is_roll_kind(entry.kind):
+    if entry is None or not registry.is_roll(entry.kind):
         raise NotFound(f"no roll with seq {seq} in this campaign")
     return entry
 
@@ -469,6 +408,7 @@ _ENTRY_NAMES = (
     "result",
     "effects",
     "follows",
+    "rules",
     "prev_hash",
     "content_hash",
     "hash",
@@ -512,13 +452,15 @@ def iter_entries(
             data.update(zip(_JSON_FIELDS, json.loads(row[-1]), strict=True))
             if data["follows"] is None:
                 del data["follows"]  # hashed only on follow-ups (FAIR-9)
+            if data["rules"] is None:
+                del data["rules"]  # hashed only on entries made since rules versions
             yield SealedEntry(data)
         if len(rows) < 2000:
             return
         cursor = rows[-1].seq
 
 
-def verify_campaign(session: Session, campaign: Campaign) -> Report:
+def verify_campaign(session: Session, campaign: Campaign, registry: Registry) -> Report:
     """FAIR-14 on the stored log, streamed: the seeds are read ahead from the epoch entries.
 
     The campaign row holds the head, so a deleted tail is caught too; reading only up to
@@ -531,6 +473,7 @@ def verify_campaign(session: Session, campaign: Campaign) -> Report:
     entries = iter_entries(session, campaign, through_seq=head[0])
     return verify_log(
         (entry.data for entry in entries),  # read, never changed
+        registry=registry,
         campaign_id=str(campaign.id),
         head=head,
         seeds=seeds,

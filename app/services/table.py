@@ -1,0 +1,154 @@
+"""The campaign as the rules read it: the service's side of the engine's `Table` port.
+
+A roll kind prepares its request through this object only: the characters it names (as
+the caller may act for them), the entries it follows (as the caller may see them), the
+clock and the options. Every read happens in the roll's transaction, under its lock.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from pydantic import JsonValue
+from sqlmodel import Session, col, select
+
+from app.core.problems import Forbidden, NotFound
+from app.engine.contract import FollowUpRecord, LoggedEntry, Snapshot
+from app.engine.errors import RuleRefusal
+from app.models import Character, LogEntry
+from app.services.access import CampaignAccess, can_edit_character, get_campaign_character
+from app.services.views import can_see
+
+SnapshotT = TypeVar("SnapshotT", bound=Snapshot)
+
+
+def snapshot(character: Character, model: type[SnapshotT]) -> SnapshotT:
+    """What a rule reads of a character, recorded in the entry so it can be replayed."""
+    return model.model_validate(
+        {
+            "id": str(character.id),
+            "name": character.name,
+            "kind": character.kind,
+            "sheet": character.sheet,
+        }
+    )
+
+
+def _as_uuid(character_id: uuid.UUID | str) -> uuid.UUID:
+    if isinstance(character_id, uuid.UUID):
+        return character_id
+    try:
+        return uuid.UUID(character_id)
+    except ValueError:
+        raise NotFound(f"no character {character_id!r} in this campaign") from None
+
+
+class CampaignTable:
+    """The engine's `Table` for one caller in one campaign."""
+
+    def __init__(self, session: Session, access: CampaignAccess) -> None:
+        self._session = session
+        self._access = access
+
+    @property
+    def system(self) -> str:
+        return str(self._access.campaign.system)
+
+    @property
+    def session(self) -> int:
+        return int(self._access.campaign.current_session)
+
+    @property
+    def scene(self) -> int:
+        return int(self._access.campaign.current_scene)
+
+    @property
+    def options(self) -> Mapping[str, JsonValue]:
+        options: Mapping[str, JsonValue] = self._access.campaign.options
+        return options
+
+    @property
+    def is_gm(self) -> bool:
+        return self._access.is_gm
+
+    def require_gm(self, action: str) -> None:
+        self._access.require_gm(action)
+
+    def record(self, character_id: uuid.UUID | str) -> Character:
+        """The character's row (404 when the campaign has none by that id)."""
+        return get_campaign_character(self._session, self._access, _as_uuid(character_id))
+
+    def acting(self, character_id: uuid.UUID | str, model: type[SnapshotT]) -> SnapshotT:
+        character = self.record(character_id)
+        if not can_edit_character(self._access, character):
+            raise Forbidden(f"you may act only for your own characters, not {character.name}")
+        return snapshot(character, model)
+
+    def character(self, character_id: uuid.UUID | str, model: type[SnapshotT]) -> SnapshotT:
+        return snapshot(self.record(character_id), model)
+
+    def find(self, character_id: uuid.UUID | str, model: type[SnapshotT]) -> SnapshotT | None:
+        try:
+            return self.character(character_id, model)
+        except NotFound:
+            return None
+
+    def entry(self, seq: int) -> LoggedEntry:
+        """An entry the caller may act on.
+
+        An entry the caller may not see cannot be followed up by them: whether the rules
+        accepted it would reveal the outcome the visibility hides (FAIR-13).
+        """
+        entry = self._session.get(LogEntry, (self._access.campaign.id, seq))
+        if entry is None:
+            raise NotFound(f"follows: there is no entry with seq {seq} in this campaign's log")
+        if not can_see(entry, self._access):
+            raise RuleRefusal(
+                f"FAIR-13: entry {seq} is {entry.visibility}: its outcome is hidden from you, "
+                "so only the GM can act on it",
+                rule="FAIR-13",
+            )
+        return _logged(entry)
+
+    def follow_ups(self, seq: int) -> list[FollowUpRecord]:
+        rows = self._session.exec(
+            select(LogEntry)
+            .where(
+                col(LogEntry.campaign_id) == self._access.campaign.id,
+                col(LogEntry.follows) == seq,
+            )
+            .order_by(col(LogEntry.seq))
+        ).all()
+        return [
+            FollowUpRecord(
+                seq=row.seq, kind=row.kind, character_id=row.character_id, result=row.result
+            )
+            for row in rows
+        ]
+
+    def scene_entries(self, kind: str) -> list[LoggedEntry]:
+        rows = self._session.exec(
+            select(LogEntry)
+            .where(
+                col(LogEntry.campaign_id) == self._access.campaign.id,
+                col(LogEntry.kind) == kind,
+            )
+            .order_by(col(LogEntry.seq))
+        ).all()
+        return [_logged(row) for row in rows if row.request.get("scene") == self.scene]
+
+
+def _logged(entry: LogEntry) -> LoggedEntry:
+    fields: dict[str, Any] = {
+        "seq": entry.seq,
+        "kind": entry.kind,
+        "visibility": entry.visibility,
+        "actor_id": entry.actor_id,
+        "character_id": entry.character_id,
+        "request": entry.request,
+        "result": entry.result,
+        "effects": entry.effects,
+    }
+    return LoggedEntry.model_validate(fields)

@@ -1,0 +1,148 @@
+"""What each member may read of the log (FAIR-13), and an entry as a person reads it: the
+one-line summary and the outcome's label in the caller's language."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+from sqlmodel import Session, col, select
+
+from app.engine.audit import redact
+from app.engine.contract import Language
+from app.engine.errors import EngineError
+from app.engine.registry import Registry
+from app.models import LogEntry
+from app.services.access import CampaignAccess
+from app.services.structural import structural_summary
+
+logger = logging.getLogger("nocturne.views")
+
+
+class Entry(Protocol):
+    """What the views need of an entry: a stored row or one just appended."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def visibility(self) -> str: ...
+    @property
+    def actor_id(self) -> str: ...
+    def as_entry(self) -> dict[str, Any]: ...
+    def typed(self) -> tuple[Any, Any] | None:
+        """The request and result as the rules made them, when the entry was just made."""
+        ...
+
+
+def can_see(entry: Entry, access: CampaignAccess) -> bool:
+    """public: everyone; gm and self: the roller and the GM; blind: the GM only."""
+    if entry.visibility == "public" or access.is_gm:
+        return True
+    if entry.visibility in ("gm", "self"):
+        return entry.actor_id == str(access.user.id)
+    return False
+
+
+def export_view(entry: Entry, access: CampaignAccess) -> dict[str, Any]:
+    """The entry exactly as it was hashed, or redacted when this member may not see it."""
+    full = entry.as_entry()
+    return full if can_see(entry, access) else redact(full)
+
+
+def describe(
+    entry: dict[str, Any],
+    registry: Registry,
+    language: Language,
+    typed: tuple[Any, Any] | None = None,
+) -> tuple[str, dict[str, str] | None]:
+    """The entry's one-line summary and its outcome (stable code and label), derived for the
+    API from its typed request and result (`typed`, when the caller holds them); never
+    hashed."""
+    kind = str(entry["kind"])
+    structural = structural_summary(entry, language)
+    if structural is not None:
+        return structural, None
+    try:
+        rules = registry.for_entry(entry)
+        if typed is not None:
+            request, result = typed
+        else:
+            request = rules.kind.parse_request(entry["request"])
+            result = rules.kind.parse_result(entry["result"])
+        summary = rules.kind.summary(request, result, language)
+        outcome = rules.kind.outcome(result) if rules.kind.outcome else None
+    except (EngineError, ValidationError) as exc:
+        # The entry still verifies or fails on its own; a view never fails for its words.
+        logger.warning("no summary for entry %s (%s): %s", entry.get("seq"), kind, exc)
+        return kind, None
+    if outcome is None:
+        return summary, None
+    label = rules.ruleset.labels.get(outcome.group, {}).get(outcome.code)
+    return summary, {"code": outcome.code, "label": label.text(language) if label else outcome.code}
+
+
+def public_view(
+    entry: Entry, access: CampaignAccess, registry: Registry, language: Language
+) -> dict[str, Any]:
+    """The entry as this member may see it, with its summary, or redacted when they may not
+    (FAIR-13); `follows` is always present when visible."""
+    full = entry.as_entry()
+    if not can_see(entry, access):
+        return redact(full)  # exactly FAIR-13's fields: not even a summary
+    view = full
+    view.setdefault("follows", None)
+    view.setdefault("follow_ups", [])
+    view.setdefault("triggered", [])
+    view["summary"], view["outcome"] = describe(full, registry, language, entry.typed())
+    return view
+
+
+def roll_view(
+    entry: Any, access: CampaignAccess, registry: Registry, language: Language
+) -> dict[str, Any]:
+    """The answer to a roll: its entry as the caller may see it, with the entries its
+    rules set off at once (`triggered`), each as the caller may see it."""
+    view = public_view(entry, access, registry, language)
+    if not view.get("redacted"):
+        view["triggered"] = [public_view(t, access, registry, language) for t in entry.triggered]
+    return view
+
+
+def annotate_follow_ups(
+    session: Session, access: CampaignAccess, views: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Add to each visible entry the follow-ups it received and where each stands.
+
+    Derived for the API only (never hashed, never exported): a Talisman invocation shows
+    `pending` until the GM's ruling follows it, then the ruling's status.
+    """
+    seqs = [view["seq"] for view in views if not view.get("redacted")]
+    if not seqs:
+        return views
+    direct = _follow_up_rows(session, access, seqs)
+    nested = _follow_up_rows(session, access, [row.seq for row in direct])
+    latest_status = {row.follows: row.result.get("status") for row in nested}
+    by_parent: dict[int, list[dict[str, Any]]] = {}
+    for row in direct:
+        item: dict[str, Any] = {"seq": row.seq, "kind": row.kind, "status": None}
+        if can_see(row, access):
+            item["status"] = latest_status.get(row.seq) or row.result.get("status")
+        assert row.follows is not None
+        by_parent.setdefault(row.follows, []).append(item)
+    for view in views:
+        if not view.get("redacted"):
+            view["follow_ups"] = by_parent.get(view["seq"], [])
+    return views
+
+
+def _follow_up_rows(session: Session, access: CampaignAccess, seqs: list[int]) -> list[LogEntry]:
+    if not seqs:
+        return []
+    return list(
+        session.exec(
+            select(LogEntry)
+            .where(col(LogEntry.campaign_id) == access.campaign.id, col(LogEntry.follows).in_(seqs))
+            .order_by(col(LogEntry.seq))
+        ).all()
+    )
