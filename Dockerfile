@@ -9,6 +9,8 @@ RUN pip install --no-cache-dir .
 
 COPY alembic.ini ./
 COPY alembic ./alembic
+# The rules reference the API serves (GET /rules/{document}).
+COPY docs ./docs
 
 EXPOSE 8000
 # Migrations first, then the API; WEB_CONCURRENCY sets the number of uvicorn workers.
