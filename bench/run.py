@@ -34,6 +34,7 @@ from sqlalchemy.engine import make_url
 
 from app.core.settings import get_settings
 from app.engine.audit import verify_log
+from app.engine.registry import DEFAULT_REGISTRY
 from bench.load import Result, _exchange, build_request, call, run_load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -210,7 +211,7 @@ def time_verification(port: int, key: str, campaign: str, entries: int) -> dict[
     offline = []
     for _ in range(3):
         started = time.perf_counter()
-        report = verify_log(lines)
+        report = verify_log(lines, registry=DEFAULT_REGISTRY)
         offline.append(time.perf_counter() - started)
         assert report.ok and report.entries_checked == entries
     return {

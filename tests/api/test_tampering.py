@@ -13,6 +13,7 @@ import uuid
 import pytest
 from sqlalchemy import delete, text, update
 
+from app.engine.registry import DEFAULT_REGISTRY
 from app.models import Campaign, LogEntry, SeedEpoch
 from app.services.log import verify_campaign
 from tests.conftest import API
@@ -99,7 +100,7 @@ def test_FAIR_14_rolls_appended_during_a_verification_are_left_for_the_next_one(
         client.post(url(campaign_with_rolls, "/rolls"), json=roll, headers=gm.headers).json()["seq"]
         == 9
     )
-    report = verify_campaign(session, as_read)
+    report = verify_campaign(session, as_read, DEFAULT_REGISTRY)
     assert (report.ok, report.entries_checked, report.first_failure) == (True, 8, None)
     assert verify_api(client, gm, campaign_with_rolls)["entries_checked"] == 9
 

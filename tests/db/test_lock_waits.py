@@ -22,6 +22,9 @@ from sqlmodel import Session
 
 from app.core import database
 from app.core.database import create_db_engine, get_db
+from app.engine.contract import Prepared
+from app.engine.registry import DEFAULT_REGISTRY
+from app.engine.rulesets.dice import DiceRequest
 from app.main import app
 from app.models import Campaign, CampaignMember, Character, CharacterUpdate, User
 from app.services import log as log_service
@@ -141,7 +144,8 @@ def test_FAIR_3_a_client_seed_that_waited_behind_the_first_roll_is_refused(
         user_id, headers, base = _campaign(http)
 
     def first_roll(session: Session, access: LockedAccess) -> None:
-        log_service.record_resolution(session, access, kind="dice", request={"notation": "1d6"})
+        dice = DEFAULT_REGISTRY.in_campaign(access.campaign.system, "dice")
+        log_service.record(session, access, dice, Prepared(DiceRequest(notation="1d6")))
 
     refused = _behind_the_lock(
         engine,
@@ -211,7 +215,11 @@ def test_FAIR_5_a_sheet_edit_that_waited_merges_onto_the_sheet_as_committed(
         sheet = session.get(Character, uuid.UUID(character["id"]))
         assert sheet is not None
         update_character(
-            session, access, sheet, CharacterUpdate(sheet={"attributes": {"force": 3}})
+            session,
+            access,
+            DEFAULT_REGISTRY,
+            sheet,
+            CharacterUpdate(sheet={"attributes": {"force": 3}}),
         )
 
     edited = _behind_the_lock(

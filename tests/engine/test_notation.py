@@ -9,18 +9,23 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from pydantic import ValidationError
 
 from app.engine.dice import HmacDiceStream, ReplayDice
 from app.engine.errors import DiceError, InvalidInput
-from app.engine.kinds import resolve
 from app.engine.notation import (
     ConstantTerm,
     DiceTerm,
     canonical,
     evaluate,
     parse,
-    resolve_dice,
 )
+from tests.engine.rules import resolve
+
+
+def evaluated(terms, dice):
+    """evaluate's result as the log stores it."""
+    return evaluate(terms, dice).dump()
 
 
 def replay(*draws: tuple[int, int]) -> ReplayDice:
@@ -139,11 +144,11 @@ def test_invalid_notation_says_what_is_wrong(notation, reason):
     assert error.errors[0]["type"] == "dice_notation"
 
 
-def test_resolve_dice_refuses_a_missing_notation():
-    with pytest.raises(InvalidInput, match="a dice roll needs a notation"):
-        resolve_dice({}, replay())
-    with pytest.raises(InvalidInput, match="a dice roll needs a notation"):
-        resolve_dice({"notation": 6}, replay())
+def test_a_dice_request_without_a_string_notation_is_refused():
+    with pytest.raises(ValidationError, match="notation"):
+        resolve("dice", {}, replay())
+    with pytest.raises(ValidationError, match="notation"):
+        resolve("dice", {"notation": 6}, replay())
 
 
 # --- evaluate with chosen faces ----------------------------------------------------------
@@ -151,7 +156,7 @@ def test_resolve_dice_refuses_a_missing_notation():
 
 def test_evaluate_shows_every_term_and_the_total():
     dice = replay((6, 4), (6, 2))
-    assert evaluate(parse("2d6+3"), dice) == {
+    assert evaluated(parse("2d6+3"), dice) == {
         "notation": "2d6+3",
         "terms": [
             {"term": "2d6", "sign": 1, "dice": [4, 2], "kept": [True, True], "value": 6},
@@ -164,7 +169,7 @@ def test_evaluate_shows_every_term_and_the_total():
 
 def test_evaluate_keep_highest_marks_the_dropped_die():
     dice = replay((6, 2), (6, 5), (6, 3))
-    assert evaluate(parse("3d6kh2"), dice) == {
+    assert evaluated(parse("3d6kh2"), dice) == {
         "notation": "3d6kh2",
         "terms": [
             {
@@ -182,20 +187,20 @@ def test_evaluate_keep_highest_marks_the_dropped_die():
 
 def test_evaluate_keep_lowest_and_ties_keep_the_earlier_die():
     dice = replay((6, 4), (6, 1), (6, 1))
-    result = evaluate(parse("3d6kl1"), dice)
+    result = evaluated(parse("3d6kl1"), dice)
     assert result["terms"] == [
         {"term": "3d6kl1", "sign": 1, "dice": [4, 1, 1], "kept": [False, True, False], "value": 1}
     ]
     assert result["total"] == 1
     dice = replay((6, 5), (6, 5), (6, 5))
-    result = evaluate(parse("3d6kh2"), dice)
+    result = evaluated(parse("3d6kh2"), dice)
     assert result["terms"][0]["kept"] == [True, True, False]
     assert result["total"] == 10
 
 
 def test_evaluate_negative_terms_and_constants_carry_their_sign():
     dice = replay((10, 7), (10, 1), (10, 10), (10, 3), (4, 3))
-    assert evaluate(parse("-2 + 4D10 - 1d4 - 1"), dice) == {
+    assert evaluated(parse("-2 + 4D10 - 1d4 - 1"), dice) == {
         "notation": "-2+4d10-1d4-1",
         "terms": [
             {"term": "2", "sign": -1, "value": 2},
@@ -216,7 +221,7 @@ def test_evaluate_negative_terms_and_constants_carry_their_sign():
 
 def test_evaluate_a_negative_keep_term_subtracts_the_kept_dice_only():
     dice = replay((20, 3), (20, 17))
-    result = evaluate(parse("10-2d20kh1"), dice)
+    result = evaluated(parse("10-2d20kh1"), dice)
     assert result["terms"][1] == {
         "term": "2d20kh1",
         "sign": -1,
@@ -229,7 +234,7 @@ def test_evaluate_a_negative_keep_term_subtracts_the_kept_dice_only():
 
 def test_evaluate_a_constant_only_notation_draws_nothing():
     dice = replay()
-    assert evaluate(parse("5-2"), dice) == {
+    assert evaluated(parse("5-2"), dice) == {
         "notation": "5-2",
         "terms": [
             {"term": "5", "sign": 1, "value": 5},
@@ -244,7 +249,7 @@ def test_evaluate_a_constant_only_notation_draws_nothing():
 def test_draws_recorded_are_the_faces_consumed_in_order():
     faces = [(8, 8), (8, 1), (6, 6), (6, 2), (6, 4), (12, 11)]
     dice = replay(*faces)
-    result = evaluate(parse("2d8+3d6kl2-1d12"), dice)
+    result = evaluated(parse("2d8+3d6kl2-1d12"), dice)
     dice.assert_consumed()
     assert dice.draws == [{"sides": s, "face": f} for s, f in faces]
     shown = [face for term in result["terms"] for face in term.get("dice", [])]
@@ -254,11 +259,11 @@ def test_draws_recorded_are_the_faces_consumed_in_order():
 
 def test_replay_of_too_few_or_other_dice_fails():
     with pytest.raises(DiceError, match="only 1 were recorded"):
-        evaluate(parse("2d6"), replay((6, 3)))
+        evaluated(parse("2d6"), replay((6, 3)))
     with pytest.raises(DiceError, match="asked for a d6, the record holds a d8"):
-        evaluate(parse("1d6"), replay((8, 3)))
+        evaluated(parse("1d6"), replay((8, 3)))
     dice = replay((6, 3), (6, 4))
-    evaluate(parse("1d6"), dice)
+    evaluated(parse("1d6"), dice)
     with pytest.raises(DiceError, match="2 dice were recorded but the rules used 1"):
         dice.assert_consumed()
 
@@ -327,7 +332,7 @@ def test_keep_is_exact_for_every_face_combination(keep, count, sides):
         terms = parse(f"{count}d{sides}k{keep}{kept}")
         for faces in itertools.product(range(1, sides + 1), repeat=count):
             dice = ReplayDice([{"sides": sides, "face": face} for face in faces])
-            result = evaluate(terms, dice)
+            result = evaluated(terms, dice)
             dice.assert_consumed()
             assert dice.draws == [{"sides": sides, "face": face} for face in faces]
 

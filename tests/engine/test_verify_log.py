@@ -1,7 +1,7 @@
 """FAIR-14: `verify_log` on synthetic logs built like the service builds them.
 
 The builder below mirrors app/services/log.py (append_entry, open_epoch, rotate_epoch,
-set_client_seed, record_resolution): same entry shapes, same stream (nonce = seq), same
+set_client_seed, record): same entry shapes, same stream (nonce = seq), same
 sealing. Each tampering test says which seq must fail and why.
 """
 
@@ -20,11 +20,10 @@ from app.engine.audit import (
     redact,
     revealed_seeds,
     seal,
-    verify_log,
 )
 from app.engine.dice import HmacDiceStream, ReplayDice, commitment
 from app.engine.errors import EngineError
-from app.engine.kinds import resolve
+from tests.engine.rules import resolve, verify_log
 
 CAMPAIGN_ID = "c0ffee00-0000-4000-8000-000000000001"
 GM_ID = "5a1e0000-0000-4000-8000-00000000000a"

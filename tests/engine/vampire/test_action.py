@@ -2,7 +2,7 @@
 
 Every dice test enumerates face combinations with itertools.product (never sampling) and
 checks, through ReplayDice.assert_consumed, that exactly the expected dice were drawn.
-Requests are built in the shapes app/services/vampire.py records (clock + options +
+Requests are built in the shapes the service records (clock + options +
 character snapshot + roll inputs); the expected counts, outcomes and qualities are written
 here from the rules (VAM-12..15, VAM-21), independently of the engine.
 """
@@ -14,36 +14,29 @@ from itertools import product
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from app.engine.dice import ReplayDice
 from app.engine.errors import InvalidInput, RuleRefusal
-from app.engine.vampire.rules import (
-    count_dice,
-    quality_of,
-    read_roll,
-    resolve_action,
-    resolve_willpower_restore,
+from app.engine.rulesets.vampire.action import count_dice, quality_of, read_roll
+from tests.engine import rules
+from tests.engine.vampire.requests import (
+    DIFFICULTIES,
+    DIFFICULTY_LABELS,
+    FACES,
+    OPTIONS,
+    PC,
+    POOLS,
+    SCENE,
+    SESSION,
+    SYSTEM,
+    d10,
+    make_sheet,
 )
 
-SYSTEM = "vampire"
-PC = "7a3e0000-0000-4000-8000-000000000001"
-SESSION, SCENE = 3, 5
-FACES = range(1, 11)
-POOLS = (1, 2, 3, 4)
-DIFFICULTIES = range(2, 11)
-# VAM-11, written out.
-DIFFICULTY_LABELS = {
-    2: None,
-    3: "Routinier",
-    4: "Facile",
-    5: "Simple",
-    6: "Moyen",
-    7: "Exigeant",
-    8: "Difficile",
-    9: "Très difficile",
-    10: "Extrêmement difficile",
-}
-OPTIONS = {"blank_botch": False, "retry_penalty": True}  # VampireOptions' defaults
+
+def resolve_action(request: dict[str, Any], dice: ReplayDice) -> rules.Resolved:
+    return rules.resolve("vampire.action", request, dice)
 
 
 # --- the rules, written independently --------------------------------------------------------
@@ -81,37 +74,7 @@ def expected_roll(
     }
 
 
-# --- request builders, shaped like app/services/vampire.py ---------------------------------
-
-
-def make_sheet(
-    attribute: str = "astuce",
-    value: int = 3,
-    abilities: dict[str, int] | None = None,
-    willpower: tuple[int, int] = (5, 5),
-    blank_botch_session: int | None = None,
-) -> dict[str, Any]:
-    attributes = {
-        name: 2
-        for name in (
-            "force",
-            "dexterite",
-            "vigueur",
-            "charisme",
-            "manipulation",
-            "apparence",
-            "perception",
-            "intelligence",
-            "astuce",
-        )
-    }
-    attributes[attribute] = value
-    return {
-        "attributes": attributes,
-        "abilities": dict(abilities or {}),
-        "willpower": {"max": willpower[0], "current": willpower[1]},
-        "blank_botch_session": blank_botch_session,
-    }
+# --- request builders, shaped as the service records them ---------------------------------
 
 
 def action_request(
@@ -157,13 +120,13 @@ def action_request(
 
 
 def pool_request(pool: int, **kwargs: Any) -> dict[str, Any]:
-    """A pool of `pool` dice: attribute 1 + ability (pool - 1), never explosive by default."""
-    sheet = kwargs.pop("sheet", None) or make_sheet("astuce", 1, {"subterfuge": pool - 1})
+    """A pool of `pool` dice: attribute 1 + ability (at most 5, VAM-2) + a modifier for the
+    rest; never explosive by default."""
+    ability = min(pool - 1, 5)
+    sheet = kwargs.pop("sheet", None) or make_sheet("astuce", 1, {"subterfuge": ability})
+    if pool - 1 > ability:
+        kwargs["modifier"] = pool - 1 - ability
     return action_request(sheet, attribute="astuce", ability="subterfuge", **kwargs)
-
-
-def d10(*faces: int) -> ReplayDice:
-    return ReplayDice([{"sides": 10, "face": face} for face in faces])
 
 
 def resolve(request: dict[str, Any], *faces: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -217,11 +180,11 @@ def willpower_effect(before: tuple[int, int], after: tuple[int, int]) -> dict[st
 def test_VAM_12_13_14_15_every_face_combination(pool, difficulty, explosive):
     for faces in product(FACES, repeat=pool):
         want = expected_roll(faces, difficulty, explosive)
-        assert count_dice(faces, difficulty, explosive) == {
+        assert count_dice(faces, difficulty, explosive).dump() == {
             "successes": want["successes"],
             "ones": want["ones"],
         }, faces
-        got = read_roll(faces, difficulty, explosive, False)
+        got = read_roll(faces, difficulty, explosive, False).dump()
         assert {k: got[k] for k in want} == want, (faces, difficulty, explosive)
         assert got["net"] == want["successes"] - want["ones"]
         assert isinstance(got["label"], str) and got["label"]
@@ -253,7 +216,7 @@ def test_VAM_21_willpower_every_face_combination(pool, difficulty, explosive):
         want = expected_roll(faces, difficulty, explosive, willpower=True)
         plain = expected_roll(faces, difficulty, explosive)
         assert want["net"] == max(0, plain["successes"] - plain["ones"]) + 1
-        got = read_roll(faces, difficulty, explosive, True)
+        got = read_roll(faces, difficulty, explosive, True).dump()
         assert {k: got[k] for k in want} == want, faces
         result, effects = resolve(request, *faces)
         assert {k: result[k] for k in want} == want, faces
@@ -385,15 +348,15 @@ def test_VAM_10_refused_pool_wins_over_willpower_and_automatic():
     refused(action_request(sheet, attribute="force", modifier=-1, take_automatic=True), "VAM-10")
 
 
-def test_VAM_1_unknown_attribute_is_invalid_input():
-    with pytest.raises(InvalidInput):
+def test_VAM_1_unknown_attribute_does_not_fit_the_request():
+    with pytest.raises(ValidationError, match="attribute"):
         resolve_action(action_request(attribute="chance"), d10())
 
 
 def test_a_vampire_rule_refuses_another_system():
     request = action_request()
     request["system"] = "fabulae-tenebris"
-    with pytest.raises(InvalidInput):
+    with pytest.raises(ValidationError, match="system"):
         resolve_action(request, d10())
 
 
@@ -674,46 +637,3 @@ def test_VAM_30_21_a_retry_may_spend_willpower():
     assert result["difficulty"] == 10 and result["successes"] == 0
     assert result["outcome"] == "success" and result["net"] == 1
     assert effects == [willpower_effect((5, 5), (5, 4))]
-
-
-# --- VAM-3: restoring Willpower --------------------------------------------------------------
-
-
-def restore_request(maximum: int, current: int, amount: int) -> dict[str, Any]:
-    return {
-        "system": SYSTEM,
-        "session": SESSION,
-        "scene": SCENE,
-        "character": {
-            "id": PC,
-            "name": "Lucien",
-            "kind": "pc",
-            "sheet": make_sheet(willpower=(maximum, current)),
-        },
-        "amount": amount,
-    }
-
-
-@pytest.mark.parametrize("maximum", range(1, 11))
-def test_VAM_3_willpower_restore_is_capped_at_max_and_refused_when_full(maximum):
-    for current, amount in product(range(0, maximum + 1), range(1, 11)):
-        request = restore_request(maximum, current, amount)
-        dice = d10()
-        if current == maximum:
-            with pytest.raises(RuleRefusal) as caught:
-                resolve_willpower_restore(request, dice)
-            assert caught.value.rule == "VAM-3"
-            continue
-        resolution = resolve_willpower_restore(request, dice)
-        dice.assert_consumed()
-        after = min(maximum, current + amount)
-        assert resolution.result == {"restored": after - current, "current": after}
-        assert resolution.effects == [
-            {
-                "character_id": PC,
-                "field": "willpower",
-                "before": {"max": maximum, "current": current},
-                "after": {"max": maximum, "current": after},
-                "rule": "VAM-3",
-            }
-        ]

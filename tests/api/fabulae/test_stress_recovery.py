@@ -1,0 +1,496 @@
+"""Fabulae stress and panic (FAB-40..44) and recovery (FAB-80..82) through the API, and every
+core kind replayed offline."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.fabulae.core import (
+    ALL_KINDS,
+    act,
+    acted,
+    faces,
+    follow,
+    followed,
+    opposed_body,
+    recover_body,
+    unchanged,
+)
+from tests.api.fabulae.core import table as core_table
+from tests.api.helpers import (
+    STRUCTURAL,
+    assert_refused,
+    assert_verified,
+    effect,
+    gm_patch,
+    log_entries,
+    post_roll,
+    rolled,
+    sheet_of,
+    url,
+    verified_offline,
+)
+from tests.conftest import assert_problem
+
+table = core_table  # the fixture that sets the table of every test here
+
+# --- FAB-40..44: stress and panic -----------------------------------------------------------
+
+
+def test_FAB_40_41_gm_gives_stress_and_cool_head_takes_one_off(
+    client, table, gm, player, forced_dice
+):
+    body = {
+        "kind": "fabulae.stress",
+        "character_ids": [table.ada["id"], table.carl["id"]],
+        "amount": 2,
+        "reason": "a companion dies",
+    }
+    entry = rolled(client, table.campaign, gm, body)
+    assert entry["draws"] == []
+    assert entry["result"]["gains"] == [
+        {"character_id": table.ada["id"], "gain": 2},
+        {"character_id": table.carl["id"], "gain": 1},
+    ]
+    assert entry["effects"] == [
+        effect(table.ada, "stress", 0, 2, "FAB-41"),
+        effect(table.carl, "stress", 0, 1, "FAB-41"),
+    ]
+    body = {"kind": "fabulae.stress", "character_ids": [table.carl["id"]], "amount": 1}
+    entry = rolled(client, table.campaign, gm, body)
+    assert entry["result"]["gains"] == [{"character_id": table.carl["id"], "gain": 0}]
+    assert entry["effects"] == []
+    assert sheet_of(client, gm, table.carl)["stress"] == 1
+    # FAB-40: each point adds a stress die to every later action roll.
+    forced_dice.push(2, 2, 2, 2, 2, 3, 3)
+    action = acted(client, table.campaign, player, table.ada)
+    assert action["result"]["pool"]["stress_dice"] == 2 and len(action["draws"]) == 7
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"amount": 0},
+        {"amount": 11},
+        {"amount": 1, "character_ids": []},
+    ],
+)
+def test_FAB_41_bad_stress_amounts_are_422(client, table, gm, body):
+    request = {"kind": "fabulae.stress", "character_ids": [table.ada["id"]], **body}
+    with unchanged(client, gm, table.campaign, table.ada):
+        assert_problem(post_roll(client, table.campaign, gm, request), 422)
+
+
+def test_FAB_41_a_character_listed_twice_is_422(client, table, gm):
+    body = {"kind": "fabulae.stress", "character_ids": [table.ada["id"]] * 2, "amount": 1}
+    with unchanged(client, gm, table.campaign, table.ada):
+        assert_problem(post_roll(client, table.campaign, gm, body), 422, "twice")
+
+
+def test_FAB_42_a_stress_one_is_panic(client, table, gm, player, forced_dice):
+    gm_patch(client, gm, table.ada, {"stress": 1})
+    forced_dice.push(6, 6, 2, 2, 2, 1, 4)
+    action = acted(client, table.campaign, player, table.ada)
+    result = action["result"]
+    assert result["stress_dice"] == [1] and result["panic"] is True
+    assert result["outcome"] == "panic" and result["label"] == "Panique"
+    assert result["feats"] == 0  # interrupted: it fails at once, sixes or not
+    assert len(action["draws"]) == 6
+    (panic,) = action["triggered"]
+    assert panic["kind"] == "fabulae.panic" and panic["follows"] == action["seq"]
+    assert panic["seq"] == action["seq"] + 1 and panic["character_id"] == table.ada["id"]
+    assert faces(panic) == [4]
+    assert panic["result"]["die"] == 4 and panic["result"]["stress"] == 1
+    assert panic["result"]["score"] == 5 and panic["result"]["code"] == "cool"
+    entries = log_entries(client, table.campaign, gm)
+    assert [e["seq"] for e in entries[-2:]] == [action["seq"], panic["seq"]]
+    assert entries[-1]["kind"] == "fabulae.panic" and entries[-1]["follows"] == action["seq"]
+    with unchanged(client, gm, table.campaign, table.ada):
+        response = follow(client, table.campaign, player, "fabulae.push", action["seq"])
+        assert_refused(response, "FAB-42")
+
+
+def test_FAB_42_a_push_that_rolls_a_stress_one_panics(client, table, gm, player, forced_dice):
+    gm_patch(client, gm, table.ada, {"stress": 1})
+    forced_dice.push(2, 2, 2, 2, 2, 3)
+    action = acted(client, table.campaign, player, table.ada)
+    assert action["result"]["outcome"] == "failure" and action["triggered"] == []
+    forced_dice.push(6, 2, 2, 2, 2, 1, 6)
+    push = followed(client, table.campaign, player, "fabulae.push", action["seq"])
+    assert push["result"]["stress_dice"] == [1] and push["result"]["outcome"] == "panic"
+    (panic,) = push["triggered"]
+    assert panic["follows"] == push["seq"] and panic["result"]["score"] == 7
+    assert panic["result"]["code"] == "jolt"
+
+
+def test_FAB_42_a_panicking_defender_scores_no_six(client, table, gm, player, forced_dice):
+    gm_patch(client, gm, table.bram, {"stress": 1})
+    forced_dice.push(6, 2, 2, 2, 2, 6, 6, 2, 2, 2, 1, 2)
+    entry = rolled(client, table.campaign, player, opposed_body(table.ada, table.bram))
+    assert entry["result"]["passive"]["outcome"] == "panic"
+    assert entry["result"]["winner"] == "active" and entry["result"]["net"] == 1
+    (panic,) = entry["triggered"]
+    assert panic["character_id"] == table.bram["id"] and panic["follows"] == entry["seq"]
+    assert panic["result"]["score"] == 3
+
+
+def test_FAB_43_stress_resist_lowers_stress_by_sixes(client, table, gm, player, forced_dice):
+    gm_patch(client, gm, table.ada, {"stress": 3})
+    forced_dice.push(6, 6, 2, 2, 2, 2, 3, 4)
+    body = {"kind": "fabulae.stress_resist", "character_id": table.ada["id"]}
+    entry = rolled(client, table.campaign, player, body)
+    assert entry["request"]["roll"]["skill"] == "resistance"
+    assert entry["result"]["pool"]["pool"] == 5 and len(entry["draws"]) == 8
+    assert entry["result"]["stress_lowered"] == 2
+    assert entry["effects"] == [effect(table.ada, "stress", 3, 1, "FAB-43")]
+    assert sheet_of(client, gm, table.ada)["stress"] == 1
+    # It may be retried; stress never goes below 0.
+    forced_dice.push(6, 6, 6, 2, 2, 5)
+    entry = rolled(client, table.campaign, player, body)
+    assert entry["effects"] == [effect(table.ada, "stress", 1, 0, "FAB-43")]
+
+
+@pytest.mark.parametrize(
+    ("stress", "first", "pushed", "lowered", "after"),
+    [
+        (2, [2, 2, 2, 2, 2, 3, 4], [6, 6, 2, 2, 2, 3, 3], 2, 0),
+        (3, [6, 2, 2, 2, 2, 2, 2, 2], [6, 2, 2, 2, 2, 2, 2], 2, 1),
+    ],
+)
+def test_FAB_31_43_a_pushed_stress_resist_lowers_stress_by_its_new_sixes(
+    client, table, gm, player, forced_dice, stress, first, pushed, lowered, after
+):
+    gm_patch(client, gm, table.ada, {"stress": stress})
+    forced_dice.push(*first)
+    body = {"kind": "fabulae.stress_resist", "character_id": table.ada["id"]}
+    entry = rolled(client, table.campaign, player, body)
+    forced_dice.push(*pushed)
+    push = followed(client, table.campaign, player, "fabulae.push", entry["seq"])
+    assert push["result"]["stress_lowered"] == lowered
+    sheet = sheet_of(client, gm, table.ada)
+    assert sheet["stress"] == after and sheet["destiny"] == 2
+
+
+def test_FAB_43_stress_resist_with_another_attribute(client, table, gm, player, forced_dice):
+    gm_patch(client, gm, table.ada, {"stress": 1, "attributes": {"intellect": 4}})
+    forced_dice.push(2, 2, 2, 2, 2, 2, 3)
+    body = {"kind": "fabulae.stress_resist", "character_id": table.ada["id"]}
+    entry = rolled(client, table.campaign, player, {**body, "attribute": "intellect"})
+    assert entry["result"]["pool"]["attribute"] == 4 and entry["result"]["pool"]["pool"] == 6
+    assert entry["result"]["outcome"] == "failure" and entry["effects"] == []
+    assert sheet_of(client, gm, table.ada)["stress"] == 1
+    with unchanged(client, gm, table.campaign, table.ada):
+        response = post_roll(client, table.campaign, player, {**body, "attribute": "habilete"})
+        assert_problem(response, 422)
+
+
+@pytest.mark.parametrize(
+    ("stress", "die", "modifier", "score", "code"),
+    [
+        (0, 1, 0, 1, "cool"),
+        (0, 6, 0, 6, "cool"),
+        (1, 6, 0, 7, "jolt"),
+        (2, 6, 0, 8, "tremors"),
+        (3, 6, 0, 9, "drop"),
+        (4, 6, 0, 10, "frozen"),
+        (5, 6, 0, 11, "take_cover"),
+        (6, 6, 0, 12, "scream"),
+        (7, 6, 0, 13, "flee"),
+        (8, 6, 0, 14, "berserk"),
+        (9, 6, 0, 15, "catatonia"),
+        (20, 6, 0, 26, "catatonia"),
+        (2, 2, 3, 7, "jolt"),
+        (5, 3, -3, 5, "cool"),
+    ],
+)
+def test_FAB_44_panic_table(
+    client, table, gm, player, forced_dice, stress, die, modifier, score, code
+):
+    gm_patch(client, gm, table.ada, {"stress": stress})
+    forced_dice.push(die)
+    body = {"kind": "fabulae.panic", "character_id": table.ada["id"], "modifier": modifier}
+    entry = rolled(client, table.campaign, player, body)
+    result = entry["result"]
+    assert faces(entry) == [die]
+    assert (result["die"], result["stress"], result["cool_head"]) == (die, stress, 0)
+    assert (result["score"], result["code"]) == (score, code)
+
+
+def test_FAB_44_jolt_adds_stress_to_you_and_your_allies(client, table, gm, player, forced_dice):
+    gm_patch(client, gm, table.ada, {"stress": 4})
+    forced_dice.push(3)
+    body = {
+        "kind": "fabulae.panic",
+        "character_id": table.ada["id"],
+        "allies": [table.bram["id"], table.carl["id"]],
+    }
+    entry = rolled(client, table.campaign, player, body)
+    assert entry["result"]["code"] == "jolt"
+    assert entry["effects"] == [
+        effect(table.ada, "stress", 4, 5, "FAB-44"),
+        effect(table.bram, "stress", 0, 1, "FAB-44"),
+    ]  # Carl's cool_head takes the external gain off (FAB-41)
+    assert sheet_of(client, gm, table.ada)["stress"] == 5
+    assert sheet_of(client, gm, table.bram)["stress"] == 1
+    assert sheet_of(client, gm, table.carl)["stress"] == 0
+
+
+def test_FAB_44_take_cover_calms_you_and_stresses_allies(client, table, gm, player, forced_dice):
+    gm_patch(client, gm, table.ada, {"stress": 5})
+    forced_dice.push(6)
+    body = {"kind": "fabulae.panic", "character_id": table.ada["id"], "allies": [table.bram["id"]]}
+    entry = rolled(client, table.campaign, player, body)
+    assert entry["result"]["code"] == "take_cover"
+    assert entry["result"]["condition"] == {"character_id": table.ada["id"], "code": "take_cover"}
+    assert entry["effects"] == [
+        effect(table.ada, "stress", 5, 4, "FAB-44"),
+        effect(table.bram, "stress", 0, 1, "FAB-44"),
+    ]
+
+
+def test_FAB_44_scream_makes_allies_roll_panic(
+    client, table, gm, player, other_player, forced_dice
+):
+    gm_patch(client, gm, table.ada, {"stress": 6})
+    forced_dice.push(6)
+    body = {"kind": "fabulae.panic", "character_id": table.ada["id"], "allies": [table.bram["id"]]}
+    entry = rolled(client, table.campaign, player, body)
+    assert entry["result"]["code"] == "scream"
+    assert entry["result"]["must_roll_panic"] == [table.bram["id"]]
+    assert entry["effects"] == [effect(table.ada, "stress", 6, 5, "FAB-44")]
+    assert sheet_of(client, gm, table.bram)["stress"] == 0
+    forced_dice.push(2)
+    bram = {"kind": "fabulae.panic", "character_id": table.bram["id"]}
+    assert rolled(client, table.campaign, other_player, bram)["result"]["code"] == "cool"
+
+
+def test_FAB_44_the_panicking_character_is_not_their_own_ally(client, table, gm, player):
+    body = {"kind": "fabulae.panic", "character_id": table.ada["id"], "allies": [table.ada["id"]]}
+    with unchanged(client, gm, table.campaign, table.ada):
+        assert_problem(post_roll(client, table.campaign, player, body), 422)
+
+
+# --- FAB-80..82: recovery --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("duration", "cleared", "left"),
+    [
+        ("quart", ["epuise"], ["enerve", "meurtri"]),
+        ("tour", ["enerve"], ["epuise", "meurtri"]),
+        ("night", ["epuise", "enerve"], ["meurtri"]),
+    ],
+)
+def test_FAB_80_rest_clears_epuise_and_enerve(client, table, gm, player, duration, cleared, left):
+    gm_patch(client, gm, table.ada, {"states": ["epuise", "enerve", "meurtri"]})
+    body = recover_body(table.ada, "rest", duration=duration)
+    entry = rolled(client, table.campaign, player, body)
+    assert entry["draws"] == [] and entry["result"]["cleared"] == cleared
+    assert entry["effects"] == [
+        effect(table.ada, "states", ["epuise", "enerve", "meurtri"], left, "FAB-80")
+    ]
+    assert sheet_of(client, gm, table.ada)["states"] == left
+
+
+def test_FAB_80_rest_needs_a_duration(client, table, gm, player):
+    with unchanged(client, gm, table.campaign, table.ada):
+        assert_problem(
+            post_roll(client, table.campaign, player, recover_body(table.ada, "rest")),
+            422,
+            "duration",
+        )
+
+
+@pytest.mark.parametrize(
+    ("track", "states", "pool", "left"),
+    [
+        ("physical", ["epuise", "meurtri", "blesse"], 6, ["epuise", "meurtri"]),
+        ("mental", ["enerve", "apeure", "demoralise"], 4, ["enerve", "apeure"]),
+    ],
+)
+def test_FAB_80_ally_care_uses_intellect_for_the_body_and_empathie_for_the_mind(
+    client, table, gm, other_player, forced_dice, track, states, pool, left
+):
+    gm_patch(client, gm, table.bram, {"attributes": {"intellect": 4, "empathie": 2}})
+    gm_patch(client, gm, table.ada, {"states": states})
+    forced_dice.push(6, *[2] * (pool - 1))
+    body = recover_body(table.ada, "care", healer_id=table.bram["id"], track=track)
+    entry = rolled(client, table.campaign, other_player, body)
+    assert entry["character_id"] == table.bram["id"]
+    result = entry["result"]
+    assert result["pool"]["attribute"] == (4 if track == "physical" else 2)
+    assert result["pool"]["skill"] == 2 and result["pool"]["pool"] == pool
+    assert result["self_care"] is False and len(result["cleared"]) == 1
+    assert entry["effects"] == [effect(table.ada, "states", states, left, "FAB-80")]
+    assert sheet_of(client, gm, table.ada)["states"] == left
+
+
+def test_FAB_80_self_care_costs_two_dice(client, table, gm, player, forced_dice):
+    gm_patch(client, gm, table.ada, {"states": ["meurtri"]})
+    forced_dice.push(6, 2)
+    body = recover_body(table.ada, "care", healer_id=table.ada["id"], track="physical")
+    entry = rolled(client, table.campaign, player, body)
+    pool = entry["result"]["pool"]
+    assert {"source": "self-treatment", "dice": -2} in pool["modifier_dice"]
+    assert pool["modifiers"] == -2 and pool["states"] == -1 and pool["pool"] == 2
+    assert entry["result"]["self_care"] is True and entry["result"]["cleared"] == ["meurtri"]
+    assert sheet_of(client, gm, table.ada)["states"] == []
+
+
+def test_FAB_80_soin_does_not_clear_what_rest_clears(client, table, gm, other_player, forced_dice):
+    gm_patch(client, gm, table.ada, {"states": ["epuise", "enerve"]})
+    forced_dice.push(6, 6, 2, 2, 2)
+    body = recover_body(table.ada, "care", healer_id=table.bram["id"], track="physical")
+    entry = rolled(client, table.campaign, other_player, body)
+    assert entry["result"]["cleared"] == [] and entry["effects"] == []
+    assert sheet_of(client, gm, table.ada)["states"] == ["epuise", "enerve"]
+
+
+def test_FAB_80_failed_care_clears_nothing(client, table, gm, other_player, forced_dice):
+    gm_patch(client, gm, table.ada, {"states": ["meurtri"]})
+    forced_dice.push(2, 3, 4, 5, 1)
+    body = recover_body(table.ada, "care", healer_id=table.bram["id"], track="physical")
+    entry = rolled(client, table.campaign, other_player, body)
+    assert entry["result"]["outcome"] == "failure" and entry["effects"] == []
+    assert sheet_of(client, gm, table.ada)["states"] == ["meurtri"]
+
+
+def test_FAB_80_care_needs_a_healer_and_a_track(client, table, gm, player):
+    with unchanged(client, gm, table.campaign, table.ada):
+        for extra in ({"track": "physical"}, {"healer_id": table.ada["id"]}):
+            response = post_roll(
+                client, table.campaign, player, recover_body(table.ada, "care", **extra)
+            )
+            assert_problem(response, 422)
+
+
+BROKEN = {"broken": True, "broken_track": "physical", "states": ["epuise", "meurtri", "blesse"]}
+SPRAIN = [{"kind": "physical", "code": "sprain", "duration": "3 quarts"}]
+
+
+@pytest.mark.parametrize(("dice", "cleared"), [([6, 2, 2, 2, 2], 1), ([6, 6, 2, 2, 2], 2)])
+def test_FAB_81_ally_care_brings_a_broken_character_back(
+    client, table, gm, other_player, forced_dice, dice, cleared
+):
+    sequelae = gm_patch(client, gm, table.ada, {**BROKEN, "sequelae": SPRAIN})["sequelae"]
+    assert [s["code"] for s in sequelae] == ["sprain"]
+    forced_dice.push(*dice)
+    body = recover_body(table.ada, "care", healer_id=table.bram["id"], track="physical")
+    entry = rolled(client, table.campaign, other_player, body)
+    assert len(entry["result"]["cleared"]) == cleared
+    assert {e["rule"] for e in entry["effects"]} == {"FAB-81"}
+    sheet = sheet_of(client, gm, table.ada)
+    assert len(sheet["states"]) == 3 - cleared and "epuise" in sheet["states"]
+    assert sheet["broken"] is False and sheet.get("broken_track") is None
+    assert sheet["sequelae"] == sequelae  # leaving Broken does not cancel sequelae
+
+
+def test_FAB_81_broken_character_alone_rolls_resistance(client, table, gm, player, forced_dice):
+    gm_patch(client, gm, table.ada, BROKEN)
+    forced_dice.push(6, 2, 2)  # physique 3 + resistance 2 - meurtri - blesse
+    entry = rolled(client, table.campaign, player, recover_body(table.ada, "broken_resistance"))
+    assert entry["result"]["pool"]["pool"] == 3 and len(entry["result"]["cleared"]) == 1
+    sheet = sheet_of(client, gm, table.ada)
+    assert sheet["broken"] is False and len(sheet["states"]) == 2
+
+
+def test_FAB_81_broken_resistance_needs_a_broken_character(client, table, gm, player):
+    with unchanged(client, gm, table.campaign, table.ada):
+        response = post_roll(
+            client, table.campaign, player, recover_body(table.ada, "broken_resistance")
+        )
+        assert_refused(response, "FAB-81")
+
+
+@pytest.mark.parametrize(
+    ("pp", "pp_max", "duration", "after"),
+    [
+        (0, 3, "quart", 1),
+        (0, 3, "night", 2),
+        (2, 3, "night", 3),
+        (3, 3, "quart", 3),
+        (1, 3, "tour", 1),
+    ],
+)
+def test_FAB_82_power_points_recover_up_to_pp_max(
+    client, table, gm, player, pp, pp_max, duration, after
+):
+    gm_patch(client, gm, table.ada, {"pp_max": pp_max, "pp": pp})
+    entry = rolled(
+        client, table.campaign, player, recover_body(table.ada, "rest", duration=duration)
+    )
+    assert entry["result"]["pp_gained"] == after - pp
+    pp_effects = [e for e in entry["effects"] if e["field"] == "pp"]
+    if after == pp:
+        assert pp_effects == []
+    else:
+        assert pp_effects == [effect(table.ada, "pp", pp, after, "FAB-82")]
+    assert sheet_of(client, gm, table.ada)["pp"] == after
+
+
+# --- replay ----------------------------------------------------------------------------------
+
+
+def test_every_fabulae_entry_kind_replays_and_verifies_offline(
+    client, table, gm, player, other_player, forced_dice, tmp_path
+):
+    campaign, ada, bram = table.campaign, table.ada, table.bram
+    award = {"kind": "fabulae.destiny_award", "character_id": ada["id"], "reason": "bravery"}
+    rolled(client, campaign, gm, award)  # destiny 4
+    forced_dice.push(2, 2, 2, 2, 1)
+    first = acted(client, campaign, player, ada)
+    forced_dice.push(1, 3, 3, 3)
+    push = followed(client, campaign, player, "fabulae.push", first["seq"])  # destiny 3
+    followed(client, campaign, player, "fabulae.state_choice", push["seq"], state="epuise")
+    forced_dice.push(1, 2, 2, 2, 2)
+    second = acted(client, campaign, player, ada)
+    forced_dice.push(2, 2, 2, 2)
+    push = followed(client, campaign, player, "fabulae.push", second["seq"])  # destiny 2
+    followed(client, campaign, player, "fabulae.absorb", push["seq"])  # destiny 1
+    forced_dice.push(6, 6, 2, 2, 2, 6, 2, 2, 2, 2)
+    opposed = rolled(client, campaign, player, opposed_body(ada, bram))
+    forced_dice.push(6, 6, 6)
+    followed(client, campaign, player, "fabulae.push", opposed["seq"])  # destiny 0
+    impossible = act(client, campaign, player, ada, modifiers=[{"source": "chains", "dice": -6}])
+    assert_refused(impossible, "FAB-14")
+    stress = {"kind": "fabulae.stress", "character_ids": [ada["id"], bram["id"]], "amount": 2}
+    rolled(client, campaign, gm, stress)
+    forced_dice.push(6, 2, 2, 2, 2, 3, 4)
+    resist = {"kind": "fabulae.stress_resist", "character_id": ada["id"]}
+    assert rolled(client, campaign, player, resist)["result"]["stress_lowered"] == 1
+    forced_dice.push(2, 2, 2, 2, 2, 1, 3)
+    panicked = acted(client, campaign, player, ada)
+    assert [t["kind"] for t in panicked["triggered"]] == ["fabulae.panic"]
+    forced_dice.push(5)
+    panic = {"kind": "fabulae.panic", "character_id": bram["id"], "allies": [ada["id"]]}
+    assert rolled(client, campaign, other_player, panic)["result"]["code"] == "jolt"
+    rolled(client, campaign, player, recover_body(ada, "rest", duration="quart"))
+    gm_patch(client, gm, ada, {"states": ["meurtri"]})
+    forced_dice.push(6, 2, 2, 2, 2, 3, 3, 3)  # Bram now has 3 stress dice
+    care = recover_body(ada, "care", healer_id=bram["id"], track="physical")
+    assert rolled(client, campaign, other_player, care)["result"]["cleared"] == ["meurtri"]
+
+    entries = log_entries(client, campaign, gm)
+    assert {e["kind"] for e in entries} - STRUCTURAL == ALL_KINDS
+    assert any(e["result"].get("outcome") == "impossible" for e in entries)
+    report = assert_verified(client, campaign, gm)
+    assert report["replayed"] == 17 and report["rederived"] == 0
+
+    summary = verified_offline(client, campaign, gm, tmp_path)
+    assert summary.startswith(f"OK: {len(entries)} entries checked, 0 re-derived, 17 replayed")
+
+
+def test_fabulae_draws_are_rederived_after_rotation(client, table, gm, player, other_player):
+    campaign, ada, bram = table.campaign, table.ada, table.bram
+    acted(client, campaign, player, ada)
+    rolled(client, campaign, player, opposed_body(ada, bram))
+    rolled(client, campaign, player, {"kind": "fabulae.stress_resist", "character_id": ada["id"]})
+    rolled(client, campaign, other_player, {"kind": "fabulae.panic", "character_id": bram["id"]})
+    care = recover_body(ada, "care", healer_id=bram["id"], track="physical")
+    rolled(client, campaign, other_player, care)
+    rolled(client, campaign, player, recover_body(ada, "rest", duration="night"))
+    with_draws = [e for e in log_entries(client, campaign, gm) if e.get("draws")]
+    assert len(with_draws) == 5
+    assert client.post(url(campaign, "/fairness/rotate"), headers=gm.headers).status_code == 201
+    report = assert_verified(client, campaign, gm)
+    assert report["rederived"] == 5 and report["replayed"] == 6
