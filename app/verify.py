@@ -84,9 +84,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not entries:
         print(f"FAIL: {args.export} holds no entry")
         return 1
-    redacted = sum(1 for entry in entries if entry.get("redacted"))
-    note = f", {redacted} redacted (chain checked only)" if redacted else ""
-    print(f"OK: {summary}{note}; last hash {entries[-1]['hash']}")
+    print(f"OK: {summary}; last hash {entries[-1]['hash']}")
+    for title, tally in (
+        ("not re-derived", report.not_rederived),
+        ("checked by chain only", report.chain_only),
+    ):
+        for reason, count in sorted(tally.items()):
+            print(f"  {count} {title}: {reason}")
     return 0
 
 

@@ -250,7 +250,9 @@ class ForcedDice:
     """Stands in for the campaign's HMAC stream: hands out the faces a test scripts.
 
     The faces are recorded as draws like the real stream's, so entries still replay and
-    verify (re-derivation needs a revealed seed, so tests that force dice do not rotate).
+    verify. Re-derivation would catch them: tests that force dice and verify neither rotate
+    (public draws re-derive from the revealed seed) nor roll hidden (hidden draws re-derive
+    from their entry key at once, FAIR-17).
     """
 
     def __init__(self) -> None:

@@ -10,7 +10,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import rfc8785
@@ -18,11 +18,16 @@ from pydantic import ValidationError
 
 from app.engine.dice import Draw, ReplayDice, commitment, rederive_faces
 from app.engine.errors import EngineError
+from app.engine.hidden import FAIRNESS_VERSION, check_key
 from app.engine.registry import STRUCTURAL_KINDS, Registry
 
 GENESIS_HASH = "0" * 64
 CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{0,64}")
+HEX_64 = re.compile(r"[0-9a-f]{64}")
 HASH_FIELDS = ("prev_hash", "content_hash", "hash")
+# FAIR-17: given with a hidden entry to whoever may see it, outside its hashed content.
+KEY_FIELDS = ("entry_key", "proof")
+NOT_HASHED = (*HASH_FIELDS, *KEY_FIELDS)
 REDACTED_FIELDS = ("seq", "epoch", "kind", "visibility", "created_at", *HASH_FIELDS)
 CONTENT_FIELDS = (
     "seq",
@@ -42,8 +47,8 @@ CONTENT_FIELDS = (
 
 
 def content_of(entry: Mapping[str, Any]) -> dict[str, Any]:
-    """FAIR-11: the entry without its three hash fields."""
-    return {key: value for key, value in entry.items() if key not in HASH_FIELDS}
+    """FAIR-11: the entry without its three hash fields (nor a hidden entry's key, FAIR-17)."""
+    return {key: value for key, value in entry.items() if key not in NOT_HASHED}
 
 
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -141,7 +146,13 @@ class Report:
     entries_checked: int = 0
     rederived: int = 0
     replayed: int = 0
+    # Entries with draws not re-derived, and entries checked by their hashes only, by reason.
+    not_rederived: dict[str, int] = field(default_factory=dict)
+    chain_only: dict[str, int] = field(default_factory=dict)
     first_failure: Failure | None = None
+
+    def count(self, tally: dict[str, int], reason: str) -> None:
+        tally[reason] = tally.get(reason, 0) + 1
 
     def as_dict(self) -> dict[str, Any]:
         failure = None
@@ -152,6 +163,8 @@ class Report:
             "entries_checked": self.entries_checked,
             "rederived": self.rederived,
             "replayed": self.replayed,
+            "not_rederived": dict(self.not_rederived),
+            "chain_only": dict(self.chain_only),
             "first_failure": failure,
         }
 
@@ -168,6 +181,8 @@ class _Epoch:
     client_seed: str = ""
     first_roll_seq: int | None = None
     closed: bool = False
+    opened_seq: int = 0
+    hidden_root: str | None = None  # FAIR-16, on epochs opened under fairness 2
 
 
 def _is_int(value: Any) -> bool:
@@ -218,6 +233,7 @@ def verify_log(
         seeds = revealed_seeds(ordered)
     report = Report()
     epochs: dict[int, _Epoch] = {}
+    entry_epochs: dict[int, int] = {}  # seq → epoch, for disclosures of earlier entries
     prev_hash = GENESIS_HASH
     expected_seq = 1
     try:
@@ -225,8 +241,17 @@ def verify_log(
             if not isinstance(entry, Mapping):
                 raise _Stop(expected_seq, "entry is not a JSON object")
             _check_entry(
-                entry, expected_seq, prev_hash, epochs, seeds, report, campaign_id, registry
+                entry,
+                expected_seq,
+                prev_hash,
+                epochs,
+                seeds,
+                report,
+                campaign_id,
+                registry,
+                entry_epochs,
             )
+            entry_epochs[expected_seq] = entry["epoch"]
             report.entries_checked += 1
             prev_hash = str(entry["hash"])
             expected_seq += 1
@@ -256,6 +281,7 @@ def _check_entry(
     report: Report,
     campaign_id: str | None,
     registry: Registry,
+    entry_epochs: dict[int, int],
 ) -> None:
     redacted = entry.get("redacted") is True
     required = REDACTED_FIELDS if redacted else (*CONTENT_FIELDS, *HASH_FIELDS)
@@ -288,30 +314,98 @@ def _check_entry(
         raise _Stop(seq, f"epoch {epoch_number} is used before its commitment was published")
     if epoch.closed:
         raise _Stop(seq, f"entry in epoch {epoch_number} after its seed was revealed (FAIR-4)")
-    is_roll = registry.is_roll(kind)
-    if is_roll and epoch.first_roll_seq is None:
+    # FAIR-20: an entry that draws a die is a roll, whatever its kind.
+    draws_dice = not redacted and isinstance(entry["draws"], list) and bool(entry["draws"])
+    if (registry.is_roll(kind) or draws_dice) and epoch.first_roll_seq is None:
         epoch.first_roll_seq = seq
     if redacted:
+        report.count(report.chain_only, "redacted: hidden from whoever verifies (FAIR-13)")
         return  # the chain is checked; the content is not ours to see
 
+    fairness = entry.get("fairness", 1)
+    if fairness not in (1, FAIRNESS_VERSION) or type(fairness) is not int:
+        raise _Stop(seq, f"fairness must be 1 or {FAIRNESS_VERSION}, got {fairness!r}")
     result = entry["result"]
     if not isinstance(result, Mapping):
         raise _Stop(seq, "result must be an object")
     if kind == "epoch_opened":
-        _record_commitment(seq, epoch, result, campaign_id)
+        _record_commitment(seq, epoch, result, campaign_id, fairness)
     elif kind == "client_seed_set":
         _record_client_seed(seq, epoch, result)
     elif kind == "epoch_closed":
         _check_reveal(seq, epoch_number, epoch, result)
+    elif kind == "disclosed":
+        _check_disclosure(seq, epochs, result, entry_epochs)
     elif kind not in STRUCTURAL_KINDS:
         if not isinstance(entry["draws"], list) or not isinstance(entry["request"], Mapping):
             raise _Stop(seq, "draws must be a list and request an object")
-        revealed = seeds.get(epoch_number)
-        if revealed is not None and entry["draws"]:
-            _rederive(entry, seq, epoch_number, epoch, revealed)
-            report.rederived += 1
+        if entry["draws"]:
+            _check_draws(entry, seq, epoch_number, epoch, seeds, report, fairness)
         _replay(entry, seq, registry)
         report.replayed += 1
+
+
+def _check_draws(
+    entry: Mapping[str, Any],
+    seq: int,
+    epoch_number: int,
+    epoch: _Epoch,
+    seeds: Mapping[int, bytes],
+    report: Report,
+    fairness: int,
+) -> None:
+    """FAIR-14/17: re-derive the draws from the revealed seed, or a hidden entry's from its
+    own key once its proof leads to the root its epoch published."""
+    if fairness >= FAIRNESS_VERSION and entry["visibility"] != "public":
+        if epoch.hidden_root is None:
+            raise _Stop(
+                seq,
+                f"hidden entry under fairness 2 but epoch {epoch_number} "
+                "published no hidden_root (FAIR-16)",
+            )
+        if "entry_key" not in entry:
+            report.count(report.not_rederived, "hidden entry given without its entry key (FAIR-17)")
+            return
+        try:
+            key = check_key(
+                entry["entry_key"], entry.get("proof"), seq - epoch.opened_seq, epoch.hidden_root
+            )
+        except EngineError as exc:
+            raise _Stop(seq, exc.detail) from None
+        _rederive(entry, seq, epoch_number, epoch, key)
+        report.rederived += 1
+        return
+    revealed = seeds.get(epoch_number)
+    if revealed is None:
+        report.count(report.not_rederived, "its epoch's seed is not revealed yet (FAIR-4)")
+        return
+    _rederive(entry, seq, epoch_number, epoch, revealed)
+    report.rederived += 1
+
+
+def _check_disclosure(
+    seq: int, epochs: dict[int, _Epoch], result: Mapping[str, Any], entry_epochs: dict[int, int]
+) -> None:
+    """FAIR-19: every key a disclosure publishes leads to its epoch's root, so the disclosed
+    entries' dice are the ones committed when their epoch opened."""
+    disclosed = result.get("entries")
+    if not isinstance(disclosed, list):
+        raise _Stop(seq, "a disclosure lists its entries")
+    for item in disclosed:
+        target = item.get("seq") if isinstance(item, Mapping) else None
+        if not _is_int(target) or target not in entry_epochs:
+            raise _Stop(seq, f"the disclosure names no earlier entry: {item!r}")
+        if item.get("entry_key") is None:
+            continue  # an entry from before FAIR-16: disclosed, but keyed by its epoch seed
+        epoch = epochs[entry_epochs[target]]
+        if epoch.hidden_root is None:
+            raise _Stop(seq, f"entry {target} has a key but its epoch published no root")
+        try:
+            check_key(
+                item["entry_key"], item.get("proof"), target - epoch.opened_seq, epoch.hidden_root
+            )
+        except EngineError as exc:
+            raise _Stop(seq, f"disclosed entry {target}: {exc.detail}") from None
 
 
 def _open(seq: int, number: int, epochs: dict[int, _Epoch]) -> None:
@@ -320,15 +414,20 @@ def _open(seq: int, number: int, epochs: dict[int, _Epoch]) -> None:
         raise _Stop(seq, f"epoch {number} opened out of order")
     if number > 1 and not epochs[number - 1].closed:
         raise _Stop(seq, f"epoch {number} opened before epoch {number - 1} was closed (FAIR-4)")
-    epochs[number] = _Epoch()
+    epochs[number] = _Epoch(opened_seq=seq)
 
 
 def _record_commitment(
-    seq: int, epoch: _Epoch, result: Mapping[str, Any], campaign_id: str | None
+    seq: int, epoch: _Epoch, result: Mapping[str, Any], campaign_id: str | None, fairness: int
 ) -> None:
     digest, owner = result.get("commitment"), result.get("campaign_id")
     if not isinstance(digest, str) or len(digest) != 64:
         raise _Stop(seq, "epoch_opened carries no SHA-256 commitment")
+    if fairness >= FAIRNESS_VERSION:
+        root = result.get("hidden_root")
+        if not isinstance(root, str) or not HEX_64.fullmatch(root):
+            raise _Stop(seq, "epoch_opened under fairness 2 carries no hidden_root (FAIR-16)")
+        epoch.hidden_root = root
     if owner is not None and campaign_id is not None and owner != campaign_id:
         raise _Stop(seq, f"epoch_opened belongs to campaign {owner}, not {campaign_id}")
     epoch.commitment = digest
@@ -359,6 +458,7 @@ def _check_reveal(seq: int, number: int, epoch: _Epoch, result: Mapping[str, Any
 def _rederive(
     entry: Mapping[str, Any], seq: int, epoch_number: int, epoch: _Epoch, seed: bytes
 ) -> None:
+    """The draws are the stream of `seed`: the epoch's revealed seed, or an entry key."""
     owner = epoch.campaign_id
     if owner is None:
         raise _Stop(seq, "the campaign id is unknown, so draws cannot be re-derived")

@@ -46,6 +46,7 @@ STRUCTURAL_KINDS = frozenset(
         "encounter.left",
         "encounter.turn",
         "encounter.ended",
+        "disclosed",
     }
 )
 FAIRNESS_PREFIX = "FAIR"

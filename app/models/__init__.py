@@ -15,7 +15,7 @@ from app.models.character import (
     CharacterUpdate,
 )
 from app.models.encounter import Encounter
-from app.models.log import IdempotencyKey, LogEntry, SeedEpoch
+from app.models.log import DisclosedEntry, IdempotencyKey, LogEntry, SeedEpoch
 from app.models.user import User, UserCreate, UserCreated, UserPublic
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "Character",
     "CharacterCreate",
     "CharacterUpdate",
+    "DisclosedEntry",
     "Encounter",
     "IdempotencyKey",
     "JSONType",

@@ -8,13 +8,14 @@ service writes itself (epochs, sheet edits, encounters).
 from __future__ import annotations
 
 import uuid
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from app.engine.contract import Visibility
 
 HASH_PATTERN = r"^[0-9a-f]{64}$"
+MAX_SEQ = 2**31 - 1  # the log's seq column is a 32-bit integer
 
 
 class DrawPublic(BaseModel):
@@ -51,10 +52,26 @@ class EntryBase(BaseModel):
         "entries the service writes itself and on entries older than rules versions",
         examples=["fabulae-tenebris@1"],
     )
+    fairness: int | None = Field(
+        default=None,
+        description="the fairness rules the entry was made under: 2 for FAIR-16..21; absent "
+        "on entries older than hidden-roll keys (FAIR-1..15)",
+    )
     draws: list[DrawPublic] = Field(description="dice in the order the rules drew them")
     prev_hash: str
     content_hash: str
     hash: str
+    entry_key: str | None = Field(
+        default=None,
+        pattern=HASH_PATTERN,
+        description="FAIR-17, not hashed: a hidden entry's own key, given to whoever may see "
+        "it; its dice are the stream of this key instead of the epoch's seed",
+    )
+    proof: list[str] | None = Field(
+        default=None,
+        description="FAIR-17, not hashed: the 12 sibling hashes, bottom-up, that lead from "
+        "entry_key to the hidden_root its epoch published when it opened",
+    )
     summary: str = Field(
         description="derived for the API, not hashed: one line a player reads at the table, "
         "in the language asked with Accept-Language (en or fr)"
@@ -97,6 +114,11 @@ class EpochOpenedResult(BaseModel):
 
     campaign_id: str | None = None
     commitment: str = Field(description="SHA-256 of the epoch's secret seed (FAIR-2)")
+    hidden_root: str | None = Field(
+        default=None,
+        description="FAIR-16: Merkle root of the keys of the epoch's hidden entries; absent "
+        "on epochs opened before hidden-roll keys",
+    )
 
 
 class ClientSeed(BaseModel):
@@ -160,6 +182,29 @@ class EncounterEventResult(BaseModel):
     round: int
 
 
+class DisclosedRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    seqs: list[int] = Field(description="the hidden entries the GM disclosed (FAIR-19)")
+
+
+class DisclosedKey(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    seq: int
+    epoch: int
+    entry_key: str | None = Field(default=None, description="FAIR-17; none on older entries")
+    proof: list[str] | None = None
+
+
+class DisclosedResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    entries: list[DisclosedKey] = Field(
+        description="each disclosed entry's key and proof, checked against its epoch's root"
+    )
+
+
 # kind → (request, result, effect) of every entry the service writes itself.
 STRUCTURAL_SHAPES: dict[str, tuple[type[BaseModel], type[BaseModel], type[BaseModel]]] = {
     "epoch_opened": (Empty, EpochOpenedResult, SheetChange),
@@ -173,6 +218,7 @@ STRUCTURAL_SHAPES: dict[str, tuple[type[BaseModel], type[BaseModel], type[BaseMo
     "encounter.left": (EncounterEventRequest, EncounterEventResult, SheetChange),
     "encounter.turn": (EncounterEventRequest, EncounterEventResult, SheetChange),
     "encounter.ended": (EncounterEventRequest, EncounterEventResult, SheetChange),
+    "disclosed": (DisclosedRequest, DisclosedResult, SheetChange),
 }
 
 
@@ -185,6 +231,9 @@ class EpochPublic(BaseModel):
     client_seed: str
     first_seq: int = Field(description="seq of the epoch_opened entry")
     first_roll_seq: int | None
+    hidden_root: str | None = Field(
+        default=None, description="FAIR-16: root of the epoch's hidden-entry keys"
+    )
     last_seq: int | None = Field(description="seq of the epoch_closed entry; null while open")
     server_seed: str | None = Field(description="revealed once the epoch is closed")
 
@@ -201,6 +250,19 @@ class ClientSeedUpdate(BaseModel):
     )
 
 
+class DisclosureCreate(BaseModel):
+    """FAIR-19: the hidden entries to disclose: a list, a range (a scene, an encounter), or
+    both."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seqs: list[Annotated[int, Field(ge=1, le=MAX_SEQ)]] = Field(
+        default_factory=list, max_length=1000
+    )
+    from_seq: int | None = Field(default=None, ge=1, le=MAX_SEQ, description="first of a range")
+    to_seq: int | None = Field(default=None, ge=1, le=MAX_SEQ, description="last of a range")
+
+
 class FailurePublic(BaseModel):
     seq: int | None
     reason: str
@@ -209,6 +271,18 @@ class FailurePublic(BaseModel):
 class VerifyPublic(BaseModel):
     ok: bool
     entries_checked: int
-    rederived: int = Field(description="entries whose draws were re-derived from a revealed seed")
+    rederived: int = Field(
+        description="entries whose draws were re-derived: from a revealed seed, or for a "
+        "hidden entry from its entry key (FAIR-17)"
+    )
     replayed: int = Field(description="entries replayed through the rules to the same result")
+    not_rederived: dict[str, int] = Field(
+        default_factory=dict,
+        description="entries with draws that could not be re-derived (yet), counted by reason",
+    )
+    chain_only: dict[str, int] = Field(
+        default_factory=dict,
+        description="entries checked by their hashes only, counted by reason (redacted: "
+        "hidden from whoever verifies)",
+    )
     first_failure: FailurePublic | None

@@ -27,6 +27,10 @@ class SeedEpoch(SQLModel, table=True):
     opened_seq: int
     first_roll_seq: int | None = None
     closed_seq: int | None = None
+    # FAIR-16: keys every hidden entry of the epoch; never revealed to the players. None on
+    # epochs opened before hidden rolls (their entries verify under FAIR-1..15).
+    hidden_seed: str | None = Field(default=None, max_length=64)
+    hidden_root: str | None = Field(default=None, max_length=64, description="published")
 
 
 class LogEntry(SQLModel, table=True):
@@ -55,9 +59,16 @@ class LogEntry(SQLModel, table=True):
     draws: list[dict[str, Any]] = json_field(default_factory=list)
     result: dict[str, Any] = json_field(default_factory=dict)
     effects: list[dict[str, Any]] = json_field(default_factory=list)
+    fairness: int | None = Field(
+        default=None, description="the fairness rules it was made under (none: FAIR-1..15)"
+    )
     prev_hash: str = Field(max_length=64)
     content_hash: str = Field(max_length=64)
     hash: str = Field(max_length=64)
+    # FAIR-17: a hidden entry's key and Merkle proof (12 hashes, joined), outside its hashed
+    # content; shown only to whoever may see the entry.
+    entry_key: str | None = Field(default=None, max_length=64)
+    proof: str | None = Field(default=None, max_length=768)
 
     def as_entry(self) -> dict[str, Any]:
         """The entry exactly as it was hashed (FAIR-10/11)."""
@@ -78,14 +89,31 @@ class LogEntry(SQLModel, table=True):
             entry["follows"] = self.follows
         if self.rules is not None:
             entry["rules"] = self.rules
+        if self.fairness is not None:
+            entry["fairness"] = self.fairness
         entry.update(
             {"prev_hash": self.prev_hash, "content_hash": self.content_hash, "hash": self.hash}
         )
         return entry
 
+    def key_attachment(self) -> dict[str, Any]:
+        """FAIR-17: the entry key and proof of a hidden entry, for whoever may see it."""
+        return key_attachment(self.entry_key, self.proof)
+
     def typed(self) -> None:
         """A stored entry holds JSON only; its views parse it (see services/views.py)."""
         return None
+
+
+class DisclosedEntry(SQLModel, table=True):
+    """FAIR-19: a hidden entry the GM disclosed to every member, by the `disclosed` entry at
+    `disclosed_seq` (the log itself is append-only: this records who may now read it)."""
+
+    __tablename__ = "disclosed_entry"
+
+    campaign_id: uuid.UUID = Field(foreign_key="campaign.id", primary_key=True)
+    seq: int = Field(primary_key=True)
+    disclosed_seq: int
 
 
 class IdempotencyKey(SQLModel, table=True):
@@ -101,3 +129,9 @@ class IdempotencyKey(SQLModel, table=True):
     response_body: Any | None = json_field(default=None, nullable=True)
     created_at: datetime = timestamp_field()
     completed_at: datetime | None = Field(default=None, sa_type=Timestamp)
+
+
+def key_attachment(entry_key: str | None, proof: str | None) -> dict[str, Any]:
+    if entry_key is None or proof is None:
+        return {}
+    return {"entry_key": entry_key, "proof": [proof[i : i + 64] for i in range(0, len(proof), 64)]}

@@ -28,6 +28,7 @@ def _epoch_public(epoch: SeedEpoch) -> EpochPublic:
         client_seed=epoch.client_seed,
         first_seq=epoch.opened_seq,
         first_roll_seq=epoch.first_roll_seq,
+        hidden_root=epoch.hidden_root,
         last_seq=epoch.closed_seq,
         # FAIR-2: the seed is shown only once its epoch is closed.
         server_seed=epoch.server_seed if closed else None,

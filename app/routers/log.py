@@ -5,20 +5,22 @@ import uuid
 from collections.abc import Iterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 from fastapi.responses import StreamingResponse
 from sqlmodel import Session
 
 from app.core.database import SessionDep
-from app.core.problems import problem_responses
+from app.core.problems import Unprocessable, problem_responses
 from app.core.security import CurrentUser
 from app.engine.registry import Registry
-from app.models.entries import VerifyPublic
+from app.models.entries import DisclosureCreate, VerifyPublic
 from app.models.typed import api_models
 from app.routers.common import AcceptLanguage, Limit, SessionRoute, negotiate_language
 from app.services import log as log_service
 from app.services.access import CampaignAccess, get_campaign_access
-from app.services.views import export_view
+from app.services.disclosure import MAX_DISCLOSED, disclose
+from app.services.idempotency import IdempotencyDep, run_idempotent
+from app.services.views import export_view, public_view
 
 NDJSON = "application/x-ndjson"
 HEAD_HEADER = "Log-Head"
@@ -111,6 +113,7 @@ def build(registry: Registry) -> APIRouter:
         campaign = access.campaign
         # Up to the head read with the campaign: the export ends exactly on its Log-Head.
         entries = list(log_service.iter_entries(session, campaign, through_seq=campaign.last_seq))
+        access.disclosed()  # read now: the lines are written after the session is released
 
         def lines() -> Iterator[bytes]:
             for entry in entries:
@@ -128,5 +131,37 @@ def build(registry: Registry) -> APIRouter:
                 HEAD_HEADER: head,
             },
         )
+
+    @router.post(
+        "/disclosures",
+        status_code=201,
+        response_model=models.entry,
+        response_model_exclude_unset=True,
+        operation_id="log-disclose",
+        responses=problem_responses(401, 403, 404, 409, 422),
+    )
+    def create_disclosure(
+        session: SessionDep,
+        user: CurrentUser,
+        campaign_id: uuid.UUID,
+        data: DisclosureCreate,
+        idempotency: IdempotencyDep,
+        accept_language: AcceptLanguage = None,
+    ) -> Response:
+        """Disclose hidden entries to every member, with their keys and proofs (GM only)."""
+
+        def work() -> dict[str, Any]:
+            seqs = list(data.seqs)
+            if data.from_seq is not None or data.to_seq is not None:
+                if data.from_seq is None or data.to_seq is None or data.from_seq > data.to_seq:
+                    raise Unprocessable("a range needs from_seq <= to_seq, both given")
+                if data.to_seq - data.from_seq + 1 + len(seqs) > MAX_DISCLOSED:
+                    raise Unprocessable(f"disclose at most {MAX_DISCLOSED} entries at once")
+                seqs += range(data.from_seq, data.to_seq + 1)
+            access = get_campaign_access(session, campaign_id, user, lock=True)
+            entry = disclose(session, access, seqs)
+            return public_view(entry, access, registry, negotiate_language(accept_language))
+
+        return run_idempotent(session, user, str(campaign_id), idempotency, 201, work)
 
     return router

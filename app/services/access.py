@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar, overload
 
@@ -12,7 +12,7 @@ from sqlalchemy import bindparam, update
 from sqlmodel import Session, col, select
 
 from app.core.problems import Forbidden, NotFound
-from app.models import Campaign, CampaignMember, Character, SeedEpoch, User
+from app.models import Campaign, CampaignMember, Character, DisclosedEntry, SeedEpoch, User
 
 
 @dataclass(slots=True)
@@ -50,6 +50,9 @@ class CurrentEpoch:
     commitment: str
     client_seed: str
     first_roll_seq: int | None
+    opened_seq: int
+    # FAIR-16: hex; None on an epoch opened before hidden rolls (it keys nothing).
+    hidden_seed: str | None
 
 
 CampaignT = TypeVar("CampaignT", Campaign, LockedCampaign)
@@ -64,6 +67,19 @@ class MemberAccess(Generic[CampaignT]):
     role: str
     # Read with the lock; None for a campaign from before the audit log (no epoch yet).
     epoch: CurrentEpoch | None = None
+    # The request's session, to read on demand what only some requests need.
+    session: Session | None = field(default=None, repr=False, compare=False)
+    _disclosed: set[int] | None = field(default=None, repr=False, compare=False)
+
+    def disclosed(self) -> set[int]:
+        """FAIR-19: seqs of the hidden entries the GM disclosed to every member, read once
+        and only when a hidden entry is shown to someone its visibility excludes."""
+        if self._disclosed is None:
+            if self.session is None:
+                raise RuntimeError("this access was made without a session")
+            rows = self.session.execute(_DISCLOSED, {"campaign_id": self.campaign.id})
+            self._disclosed = {row[0] for row in rows}
+        return self._disclosed
 
     @property
     def is_gm(self) -> bool:
@@ -134,6 +150,10 @@ _LOCKED_CAMPAIGN = (
     .where(_THE_MEMBER)
     .with_for_update(of=[_campaigns, _members])
 )
+_disclosed_entries = DisclosedEntry.__table__  # type: ignore[attr-defined]
+_DISCLOSED = sa.select(_disclosed_entries.c.seq).where(
+    _disclosed_entries.c.campaign_id == bindparam("campaign_id")
+)
 _OPEN_EPOCH = sa.select(*(_epochs.c[name] for name in _CURRENT_EPOCH_FIELDS)).where(
     _epochs.c.campaign_id == bindparam("campaign_id"),
     _epochs.c.number == bindparam("number"),
@@ -191,6 +211,7 @@ def get_campaign_access(
             raise campaign_not_found(campaign_id)
         # Held here: the session's identity map keeps only objects someone references.
         access = MemberAccess(row[0], user, row[1])
+    access.session = session
     if access.campaign.deleted_at is not None and not include_deleted:
         raise campaign_not_found(campaign_id)
     return access
@@ -214,7 +235,7 @@ def _lock(
         current = {"campaign_id": campaign_id, "number": row.current_epoch}
         found = session.execute(_OPEN_EPOCH, current).first()
         epoch = CurrentEpoch(*found) if found is not None else None
-    return MemberAccess(LockedCampaign(*row[:size]), user, row[size], epoch)
+    return MemberAccess(LockedCampaign(*row[:size]), user, row[size], epoch, session)
 
 
 def update_locked_campaign(session: Session, campaign: LockedCampaign, **values: Any) -> None:

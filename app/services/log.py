@@ -7,6 +7,7 @@ Every function that appends takes the campaign as locked by the caller
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import logging
 import secrets
@@ -24,8 +25,10 @@ from app.engine.audit import Report, revealed_seeds, seal, verify_log
 from app.engine.contract import Effect, Language, Model, Prepared, Resolution
 from app.engine.dice import HmacDiceStream, commitment
 from app.engine.errors import EngineError, RuleRefusal
+from app.engine.hidden import FAIRNESS_VERSION, SPAN
 from app.engine.registry import Registry, Rules
 from app.models import Campaign, Character, LogEntry, SeedEpoch, utcnow
+from app.models.log import key_attachment
 from app.services.access import (
     CampaignAccess,
     CurrentEpoch,
@@ -34,6 +37,7 @@ from app.services.access import (
     update_current_epoch,
     update_locked_campaign,
 )
+from app.services.keys import key_tree
 from app.services.views import annotate_follow_ups, can_see, public_view
 
 PAGE_FETCH = 200
@@ -66,6 +70,8 @@ class SealedEntry:
     # The typed request and resolution of an entry the rules resolved, as they were made.
     request_model: Model | None = None
     resolution: Resolution[Any] | None = None
+    # FAIR-17: a hidden entry's key and proof, for whoever may see it; never hashed.
+    attachment: dict[str, Any] = field(default_factory=dict)
 
     @property
     def seq(self) -> int:
@@ -93,6 +99,9 @@ class SealedEntry:
 
     def as_entry(self) -> dict[str, Any]:
         return dict(self.data)
+
+    def key_attachment(self) -> dict[str, Any]:
+        return self.attachment
 
     def typed(self) -> tuple[Model, Model] | None:
         """Its request and result as the rules made them, when it was just resolved."""
@@ -122,10 +131,14 @@ def append_entry(
     effects: list[dict[str, Any]] | None = None,
     follows: int | None = None,
     rules: str | None = None,
+    fairness: int | None = None,
+    key: tuple[str, str] | None = None,
 ) -> SealedEntry:
     """Seal the next entry onto the chain (FAIR-10/11) and advance the campaign's head.
 
-    `rules` names the rules version that resolved it (e.g. "vampire@1"), hashed with it.
+    `rules` names the rules version that resolved it (e.g. "vampire@1") and `fairness` the
+    fairness rules it was made under, both hashed with it; `key` is a hidden entry's key and
+    joined proof (FAIR-17), stored beside it, never hashed.
     """
     if not isinstance(campaign, LockedCampaign):  # an ORM Campaign: read without the lock
         raise TypeError("append only to a campaign locked by get_campaign_access(lock=True)")
@@ -147,9 +160,20 @@ def append_entry(
         content["follows"] = follows
     if rules is not None:
         content["rules"] = rules
+    if fairness is not None:
+        content["fairness"] = fairness
     sealed = seal(content, campaign.last_hash)
     # Core statements: appending is the hot path, and the unit of work adds nothing here.
-    row = {"campaign_id": campaign.id, "follows": None, "rules": None, **sealed}
+    entry_key, proof = key if key is not None else (None, None)
+    row = {
+        "campaign_id": campaign.id,
+        "follows": None,
+        "rules": None,
+        "fairness": None,
+        **sealed,
+        "entry_key": entry_key,
+        "proof": proof,
+    }
     params = {f"entry_{name}": value for name, value in row.items()}
     if session.get_bind().dialect.name == "postgresql":
         session.execute(APPEND_AND_ADVANCE, params)
@@ -158,24 +182,31 @@ def append_entry(
         session.execute(HEAD_UPDATE, params)
     campaign.last_seq = seq
     campaign.last_hash = sealed["hash"]
-    return SealedEntry(sealed)
+    return SealedEntry(sealed, attachment=key_attachment(entry_key, proof))
 
 
 # --- seed epochs (FAIR-1..4) -------------------------------------------------------------
 
 
 def open_epoch(session: Session, campaign: LockedCampaign, actor_id: uuid.UUID) -> CurrentEpoch:
-    """A fresh secret seed; its commitment is published as an entry before any roll (FAIR-2)."""
-    seed = secrets.token_bytes(32)
+    """A fresh secret seed; its commitment is published as an entry before any roll (FAIR-2).
+
+    FAIR-16: a second secret keys the hidden entries of the epoch's span; the root of those
+    keys' Merkle tree is published beside the commitment.
+    """
+    seed, hidden_seed = secrets.token_bytes(32), secrets.token_bytes(32)
     number = campaign.current_epoch + 1
+    opened_seq = campaign.last_seq + 1
     digest = commitment(seed)
+    tree = key_tree(hidden_seed.hex(), str(campaign.id), number, opened_seq)
     entry = append_entry(
         session,
         campaign,
         kind="epoch_opened",
         actor_id=actor_id,
         epoch=number,
-        result={"campaign_id": str(campaign.id), "commitment": digest},
+        result={"campaign_id": str(campaign.id), "commitment": digest, "hidden_root": tree.root},
+        fairness=FAIRNESS_VERSION,
     )
     epoch = CurrentEpoch(
         number=number,
@@ -183,6 +214,8 @@ def open_epoch(session: Session, campaign: LockedCampaign, actor_id: uuid.UUID) 
         commitment=digest,
         client_seed="",
         first_roll_seq=None,
+        opened_seq=entry.seq,
+        hidden_seed=hidden_seed.hex(),
     )
     # Core like the rest of the epoch's writes: the session holds no SeedEpoch to flush.
     session.execute(
@@ -193,6 +226,8 @@ def open_epoch(session: Session, campaign: LockedCampaign, actor_id: uuid.UUID) 
             commitment=digest,
             client_seed="",
             opened_seq=entry.seq,
+            hidden_seed=epoch.hidden_seed,
+            hidden_root=tree.root,
         )
     )
     update_locked_campaign(session, campaign, current_epoch=number)
@@ -209,8 +244,12 @@ def current_epoch(session: Session, access: LockedAccess) -> CurrentEpoch:
 def rotate_epoch(session: Session, access: LockedAccess) -> None:
     """FAIR-4: close and reveal the current epoch, open the next, in one transaction."""
     access.require_gm("rotate the seed")
+    _rotate(session, access, current_epoch(session, access))
+
+
+def _rotate(session: Session, access: LockedAccess, epoch: CurrentEpoch) -> None:
+    """Reveal the epoch's server seed to everyone; its hidden seed stays with the GM (FAIR-17)."""
     campaign = access.campaign
-    epoch = current_epoch(session, access)
     entry = append_entry(
         session,
         campaign,
@@ -221,6 +260,16 @@ def rotate_epoch(session: Session, access: LockedAccess) -> None:
     )
     update_current_epoch(session, campaign, epoch, closed_seq=entry.seq)
     access.epoch = open_epoch(session, campaign, access.user.id)
+
+
+def epoch_for_next_roll(session: Session, access: LockedAccess) -> CurrentEpoch:
+    """The open epoch, rotated first when the next entry would fall past its keyed span
+    (FAIR-16): every hidden entry needs a key its epoch committed to."""
+    epoch = current_epoch(session, access)
+    if epoch.hidden_seed is not None and access.campaign.last_seq + 1 >= epoch.opened_seq + SPAN:
+        _rotate(session, access, epoch)
+        epoch = current_epoch(session, access)
+    return epoch
 
 
 def set_client_seed(session: Session, access: LockedAccess, client_seed: str) -> None:
@@ -264,11 +313,16 @@ def record(
 ) -> SealedEntry:
     """Run the rules on the campaign's stream for the next seq, log it, apply its effects."""
     campaign = access.campaign
-    epoch = current_epoch(session, access)
+    epoch = epoch_for_next_roll(session, access)
     seq = campaign.last_seq + 1
-    dice = HmacDiceStream(
-        bytes.fromhex(epoch.server_seed), str(campaign.id), epoch.number, epoch.client_seed, seq
-    )
+    key: tuple[str, str] | None = None
+    stream_key = bytes.fromhex(epoch.server_seed)
+    if epoch.hidden_seed is not None and prepared.visibility != "public":
+        # FAIR-17: a hidden entry's dice come from its own committed key, not the epoch seed.
+        tree = key_tree(epoch.hidden_seed, str(campaign.id), epoch.number, epoch.opened_seq)
+        stream_key = tree.key(seq)
+        key = (stream_key.hex(), "".join(tree.proof(seq)))
+    dice = HmacDiceStream(stream_key, str(campaign.id), epoch.number, epoch.client_seed, seq)
     kind = rules.kind
     try:
         resolution = kind.resolve(prepared.request, dice, rules.version)
@@ -297,11 +351,14 @@ def record(
         effects=effects,
         follows=prepared.follows,
         rules=rules.rules_id,
+        fairness=FAIRNESS_VERSION if epoch.hidden_seed is not None else None,
+        key=key,
     )
     apply_effects(session, campaign, resolution.effects)
-    if kind.is_roll and epoch.first_roll_seq is None:
+    # FAIR-20: any entry that draws a die is a roll, whatever its kind says.
+    if (kind.is_roll or entry.data["draws"]) and epoch.first_roll_seq is None:
         update_current_epoch(session, campaign, epoch, first_roll_seq=entry.seq)
-    return SealedEntry(entry.data, request_model=prepared.request, resolution=resolution)
+    return dataclasses.replace(entry, request_model=prepared.request, resolution=resolution)
 
 
 def _set_path(document: dict[str, Any], path: str, value: Any) -> Any:
@@ -409,9 +466,12 @@ _ENTRY_NAMES = (
     "effects",
     "follows",
     "rules",
+    "fairness",
     "prev_hash",
     "content_hash",
     "hash",
+    "entry_key",
+    "proof",
 )
 _SCALAR_NAMES = tuple(name for name in _ENTRY_NAMES if name not in _JSON_FIELDS)
 _SCALAR_COLUMNS = [_log_table.c[name] for name in _SCALAR_NAMES]
@@ -454,7 +514,10 @@ def iter_entries(
                 del data["follows"]  # hashed only on follow-ups (FAIR-9)
             if data["rules"] is None:
                 del data["rules"]  # hashed only on entries made since rules versions
-            yield SealedEntry(data)
+            if data["fairness"] is None:
+                del data["fairness"]  # hashed only on entries made since FAIR-16
+            attachment = key_attachment(data.pop("entry_key"), data.pop("proof"))
+            yield SealedEntry(data, attachment=attachment)
         if len(rows) < 2000:
             return
         cursor = rows[-1].seq
@@ -472,7 +535,11 @@ def verify_campaign(session: Session, campaign: Campaign, registry: Registry) ->
     seeds = revealed_seeds(entry.data for entry in epochs)
     entries = iter_entries(session, campaign, through_seq=head[0])
     return verify_log(
-        (entry.data for entry in entries),  # read, never changed
+        # read, never changed; hidden entries with their keys: the service sees everything
+        (
+            {**entry.data, **entry.attachment} if entry.attachment else entry.data
+            for entry in entries
+        ),
         registry=registry,
         campaign_id=str(campaign.id),
         head=head,

@@ -9,6 +9,7 @@ import dataclasses
 from pydantic import BaseModel
 from sqlmodel import Session
 
+from app.engine.contract import Visibility
 from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.registry import Registry, Rules
 from app.services.access import LockedAccess
@@ -43,10 +44,27 @@ def roll(
         # Prepared now: it reads the sheets as the triggering entry left them.
         triggered = follow_on.prepare(CampaignTable(session, access))
         follow_rules = registry.sibling(rules, follow_on.kind)
+        # FAIR-21: what a hidden roll sets off is at least as hidden (a panic tells a stress
+        # die showed 1).
+        visibility = at_least_as_hidden(triggered.visibility, prepared.visibility)
         entry.triggered.append(
-            record(session, access, follow_rules, dataclasses.replace(triggered, follows=entry.seq))
+            record(
+                session,
+                access,
+                follow_rules,
+                dataclasses.replace(triggered, follows=entry.seq, visibility=visibility),
+            )
         )
     if aftermath.refusal is not None:
         refusal = aftermath.refusal
         raise RuleRefusal(refusal.detail, rule=refusal.rule, recorded_seq=entry.seq)
     return entry
+
+
+# Who may read an entry, narrowest last: gm and self both reach the roller and the GM.
+_HIDDENNESS: dict[str, int] = {"public": 0, "gm": 1, "self": 1, "blind": 2}
+
+
+def at_least_as_hidden(own: Visibility, trigger: Visibility) -> Visibility:
+    """The visibility of an entry a roll set off: its own, or its trigger's when narrower."""
+    return trigger if _HIDDENNESS[trigger] > _HIDDENNESS[own] else own

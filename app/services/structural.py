@@ -67,4 +67,9 @@ def structural_summary(entry: dict[str, Any], language: Language) -> str | None:
         )
     if kind == "encounter.ended":
         return _words(language, "Encounter ended", "Rencontre terminée")
+    if kind == "disclosed":
+        seqs = ", ".join(str(seq) for seq in request.get("seqs", []))
+        return _words(
+            language, f"The GM disclosed entries {seqs}", f"Le MJ dévoile les entrées {seqs}"
+        )
     return None

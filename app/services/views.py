@@ -30,24 +30,33 @@ class Entry(Protocol):
     @property
     def actor_id(self) -> str: ...
     def as_entry(self) -> dict[str, Any]: ...
+    def key_attachment(self) -> dict[str, Any]:
+        """A hidden entry's key and proof (FAIR-17), or nothing."""
+        ...
+
     def typed(self) -> tuple[Any, Any] | None:
         """The request and result as the rules made them, when the entry was just made."""
         ...
 
 
 def can_see(entry: Entry, access: CampaignAccess) -> bool:
-    """public: everyone; gm and self: the roller and the GM; blind: the GM only."""
+    """public: everyone; gm and self: the roller and the GM; blind: the GM only; and any
+    entry the GM disclosed (FAIR-19)."""
     if entry.visibility == "public" or access.is_gm:
         return True
-    if entry.visibility in ("gm", "self"):
-        return entry.actor_id == str(access.user.id)
-    return False
+    if entry.visibility in ("gm", "self") and entry.actor_id == str(access.user.id):
+        return True
+    return entry.seq in access.disclosed()
 
 
 def export_view(entry: Entry, access: CampaignAccess) -> dict[str, Any]:
-    """The entry exactly as it was hashed, or redacted when this member may not see it."""
+    """The entry exactly as it was hashed, or redacted when this member may not see it; a
+    hidden entry the member may see carries its key and proof (FAIR-17), outside the hash."""
     full = entry.as_entry()
-    return full if can_see(entry, access) else redact(full)
+    if not can_see(entry, access):
+        return redact(full)
+    full.update(entry.key_attachment())
+    return full
 
 
 def describe(
@@ -91,6 +100,7 @@ def public_view(
     if not can_see(entry, access):
         return redact(full)  # exactly FAIR-13's fields: not even a summary
     view = full
+    view.update(entry.key_attachment())
     view.setdefault("follows", None)
     view.setdefault("follow_ups", [])
     view.setdefault("triggered", [])

@@ -31,7 +31,12 @@ def test_FAIR_2_first_epoch_is_committed_when_the_campaign_is_created(client, gm
     assert len(current["commitment"]) == 64 and fairness["past"] == []
     first = client.get(url(campaign, "/log"), headers=gm.headers).json()["data"][0]
     assert first["seq"] == 1 and first["kind"] == "epoch_opened"
-    assert first["result"] == {"campaign_id": campaign["id"], "commitment": current["commitment"]}
+    assert first["result"] == {
+        "campaign_id": campaign["id"],
+        "commitment": current["commitment"],
+        "hidden_root": current["hidden_root"],  # FAIR-16
+    }
+    assert first["fairness"] == 2 and len(current["hidden_root"]) == 64
 
 
 def test_FAIR_3_any_member_sets_the_client_seed_before_the_first_roll(
@@ -133,6 +138,10 @@ def test_FAIR_14_closed_epochs_are_re_derived_by_verify(client, gm, make_campaig
         "entries_checked": 7,
         "rederived": 3,
         "replayed": 4,
+        "not_rederived": {
+            "its epoch's seed is not revealed yet (FAIR-4)": 1
+        },  # the 1d6 of the open epoch
+        "chain_only": {},
         "first_failure": None,
     }
 

@@ -47,6 +47,11 @@ def test_FAB63_grapple_strangle_and_break_free(client, table, gm, player, forced
     assert grabbed["effects"] == [effect(ada, "grappled_by", None, thug["id"], "FAB-63")]
     choked = rolled(client, campaign, gm, strangle)
     assert choked["draws"] == [] and choked["result"]["damage"] == 1
+    # FAIR-20: a strangle may draw sequela dice, so it is a roll, listed with the rolls.
+    listed = client.get(
+        f"{API}/campaigns/{campaign['id']}/rolls?kind=fabulae.strangle", headers=gm.headers
+    )
+    assert [entry["seq"] for entry in listed.json()["data"]] == [choked["seq"]]
     assert sheet_of(client, player, ada)["states"] == ["epuise"]
     # Ada's only action: Physique 3 + Combat 2 against the hold (5 dice).
     forced_dice.push(6, 2, 2, 2, 2, 6, 2, 2, 2, 2)

@@ -110,6 +110,22 @@ def test_FAB_42_a_stress_one_is_panic(client, table, gm, player, forced_dice):
         assert_refused(response, "FAB-42")
 
 
+def test_FAIR_21_FAB_42_the_panic_of_a_blind_action_is_blind_too(
+    client, table, gm, player, forced_dice
+):
+    # A public panic right after a blind roll would tell everyone a stress die showed 1.
+    gm_patch(client, gm, table.ada, {"stress": 1})
+    forced_dice.push(6, 6, 2, 2, 2, 1, 4)
+    action = acted(client, table.campaign, player, table.ada, visibility="blind")
+    assert action["redacted"] is True  # the roller learns a roll happened, not its outcome
+    entries = log_entries(client, table.campaign, gm)
+    blind, panic = entries[-2:]
+    assert blind["seq"] == action["seq"] and blind["result"]["panic"] is True
+    assert panic["kind"] == "fabulae.panic" and panic["visibility"] == "blind"
+    seen = log_entries(client, table.campaign, player)[-1]
+    assert seen["seq"] == panic["seq"] and seen["redacted"] is True
+
+
 def test_FAB_42_a_push_that_rolls_a_stress_one_panics(client, table, gm, player, forced_dice):
     gm_patch(client, gm, table.ada, {"stress": 1})
     forced_dice.push(2, 2, 2, 2, 2, 3)

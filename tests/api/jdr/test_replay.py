@@ -115,12 +115,15 @@ def test_replay_every_dracula_kind_verifies_online_and_offline(
     }
     assert {"session_started", "scene_started"} <= kinds
     rules = rule_entries(entries)
+    with_dice = [e for e in rules if e["draws"]]  # forced, public: they wait for the reveal
     report = client.get(url(dracula, "/log/verify"), headers=gm.headers).json()
     assert report == {
         "ok": True,
         "entries_checked": len(entries),
         "rederived": 0,
         "replayed": len(rules),
+        "not_rederived": {"its epoch's seed is not revealed yet (FAIR-4)": len(with_dice)},
+        "chain_only": {},
         "first_failure": None,
     }
     summary = verified_offline(client, dracula, gm, tmp_path)
@@ -193,6 +196,8 @@ def test_replay_every_cthulhu_kind_with_real_dice_then_rotate_re_derives(
         "entries_checked": len(entries),
         "rederived": len(with_dice),
         "replayed": len(rules),
+        "not_rederived": {},
+        "chain_only": {},
         "first_failure": None,
     }
     summary = verified_offline(client, cthulhu, gm, tmp_path)

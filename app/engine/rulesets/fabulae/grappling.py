@@ -334,5 +334,6 @@ STRANGLE: RollKind[FabulaeStrangleCreate, FabulaeStrangleRequest, FabulaeStrangl
     prepare=prepare_strangle,
     resolve=resolve_strangle,
     summary=strangle_summary,
-    is_roll=False,
+    # FAIR-20: a full track draws sequela dice, and any entry that draws a die is a roll.
+    is_roll=True,
 )

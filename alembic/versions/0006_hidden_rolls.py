@@ -1,0 +1,46 @@
+"""Hidden rolls on committed per-entry keys (FAIR-16..17), disclosed by the GM (FAIR-19).
+
+Each new epoch draws a second secret, `hidden_seed`; epochs from before have none and
+their entries keep verifying under FAIR-1..15. Each entry records the fairness rules it
+was made under (`fairness`, hashed; absent before: 1). A hidden entry stores its entry key
+and Merkle proof beside its content: given to whoever may see it, never hashed.
+
+Revision ID: 0006
+Revises: 0005
+Create Date: 2026-11-30
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0006"
+down_revision: str | None = "0005"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.add_column("seed_epoch", sa.Column("hidden_seed", sa.String(length=64), nullable=True))
+    op.add_column("seed_epoch", sa.Column("hidden_root", sa.String(length=64), nullable=True))
+    op.add_column("log_entry", sa.Column("fairness", sa.Integer(), nullable=True))
+    op.add_column("log_entry", sa.Column("entry_key", sa.String(length=64), nullable=True))
+    op.add_column("log_entry", sa.Column("proof", sa.String(length=768), nullable=True))
+    # FAIR-19: hidden entries the GM disclosed to everyone, and the entry that did it.
+    op.create_table(
+        "disclosed_entry",
+        sa.Column("campaign_id", sa.Uuid(), sa.ForeignKey("campaign.id"), primary_key=True),
+        sa.Column("seq", sa.Integer(), primary_key=True),
+        sa.Column("disclosed_seq", sa.Integer(), nullable=False),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("disclosed_entry")
+    # Plain DROP COLUMN on both engines (SQLite 3.35+): a batch copy of the log table would
+    # lose its append-only triggers.
+    for column in ("proof", "entry_key", "fairness"):
+        op.execute(f"ALTER TABLE log_entry DROP COLUMN {column}")
+    op.execute("ALTER TABLE seed_epoch DROP COLUMN hidden_root")
+    op.execute("ALTER TABLE seed_epoch DROP COLUMN hidden_seed")

@@ -1,0 +1,124 @@
+"""Hidden rolls and secret inputs (FAIR-16..18): per-entry keys under a Merkle root, and
+salted commitments of values some member may not see.
+
+An epoch's `hidden_seed` gives every seq of its span a key; the `epoch_opened` entry
+publishes the root of the tree of those keys. A hidden entry draws its dice keyed with its
+own key, so revealing the epoch's seed tells nothing about them, while whoever receives the
+key and its proof checks it was fixed when the epoch opened and re-derives the dice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.engine.errors import DiceError
+
+SPAN = 4096  # FAIR-16: seqs an epoch can key, [first_seq, first_seq + SPAN)
+LEVELS = 12  # log2(SPAN)
+FAIRNESS_VERSION = (
+    2  # recorded as `"fairness": 2` in the hashed content of entries made under FAIR-16..21
+)
+COMMIT = "$commit"  # FAIR-18: the key of a value replaced by its commitment
+SALT_BYTES = 16
+
+
+def entry_key(hidden_seed: bytes, campaign_id: str, epoch: int, seq: int) -> bytes:
+    """FAIR-16: HMAC-SHA256(hidden_seed, "hidden:{campaign_id}:{epoch}:{n}")."""
+    if len(hidden_seed) != 32:
+        raise DiceError("a hidden seed is 32 bytes")
+    return hmac.new(
+        hidden_seed, f"hidden:{campaign_id}:{epoch}:{seq}".encode(), hashlib.sha256
+    ).digest()
+
+
+def leaf_hash(key: bytes) -> bytes:
+    return hashlib.sha256(b"\x00" + key).digest()
+
+
+def node_hash(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+@dataclass(frozen=True)
+class KeyTree:
+    """The Merkle tree of one epoch's entry keys (FAIR-16), every level kept for proofs."""
+
+    campaign_id: str
+    epoch: int
+    first_seq: int
+    keys: tuple[bytes, ...]
+    levels: tuple[tuple[bytes, ...], ...]  # leaves first, the root's level last
+
+    @classmethod
+    def build(cls, hidden_seed: bytes, campaign_id: str, epoch: int, first_seq: int) -> KeyTree:
+        keys = tuple(
+            entry_key(hidden_seed, campaign_id, epoch, seq)
+            for seq in range(first_seq, first_seq + SPAN)
+        )
+        level = tuple(leaf_hash(key) for key in keys)
+        levels = [level]
+        while len(level) > 1:
+            level = tuple(node_hash(level[i], level[i + 1]) for i in range(0, len(level), 2))
+            levels.append(level)
+        return cls(campaign_id, epoch, first_seq, keys, tuple(levels))
+
+    @property
+    def root(self) -> str:
+        return self.levels[-1][0].hex()
+
+    def covers(self, seq: int) -> bool:
+        return self.first_seq <= seq < self.first_seq + SPAN
+
+    def key(self, seq: int) -> bytes:
+        return self.keys[self._index(seq)]
+
+    def proof(self, seq: int) -> list[str]:
+        """FAIR-17: the 12 sibling hashes from the leaf up, lowercase hex."""
+        index = self._index(seq)
+        siblings = []
+        for level in self.levels[:-1]:
+            siblings.append(level[index ^ 1].hex())
+            index //= 2
+        return siblings
+
+    def _index(self, seq: int) -> int:
+        if not self.covers(seq):
+            raise DiceError(
+                f"FAIR-16: seq {seq} is outside epoch {self.epoch}'s span "
+                f"[{self.first_seq}, {self.first_seq + SPAN})"
+            )
+        return seq - self.first_seq
+
+
+def proof_root(key: bytes, index: int, proof: Sequence[bytes]) -> bytes:
+    """The root a key and its proof lead to, for the leaf at `index` of the span."""
+    node = leaf_hash(key)
+    for sibling in proof:
+        node = node_hash(node, sibling) if index % 2 == 0 else node_hash(sibling, node)
+        index //= 2
+    return node
+
+
+def check_key(key_hex: Any, proof_hex: Any, index: int, root_hex: str) -> bytes:
+    """FAIR-17: the key, when it and its proof lead to the epoch's published root."""
+    try:
+        key = bytes.fromhex(key_hex)
+        proof = [bytes.fromhex(sibling) for sibling in proof_hex]
+    except (TypeError, ValueError):
+        raise DiceError("an entry key and its proof are lowercase hex") from None
+    if len(key) != 32 or len(proof) != LEVELS or any(len(s) != 32 for s in proof):
+        raise DiceError(f"an entry key is 32 bytes and its proof {LEVELS} hashes of 32 bytes")
+    if not 0 <= index < SPAN:
+        raise DiceError(f"FAIR-16: the entry is outside its epoch's span of {SPAN} seqs")
+    if proof_root(key, index, proof).hex() != root_hex:
+        raise DiceError("FAIR-17: the entry key and proof do not lead to the epoch's hidden_root")
+    return key
+
+
+def value_commitment(salt: bytes, canonical_value: bytes) -> str:
+    """FAIR-18: SHA-256(salt ‖ RFC 8785 JSON of the value), lowercase hex."""
+    return hashlib.sha256(salt + canonical_value).hexdigest()
