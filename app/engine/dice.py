@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterator, Sequence
+import struct
+from collections.abc import Sequence
 from typing import Protocol, TypedDict, TypeVar
 
 from app.engine.errors import DiceError
@@ -62,6 +63,9 @@ def stream_message(campaign_id: str, epoch: int, client_seed: str, nonce: int, b
     return f"{campaign_id}:{epoch}:{client_seed}:{nonce}:{block}".encode()
 
 
+_BLOCK_WORDS = struct.Struct(">8I")  # FAIR-6: a 32-byte block read as 8 big-endian u32
+
+
 class HmacDiceStream:
     """FAIR-6/7: the campaign's stream for one entry (nonce = the entry's seq)."""
 
@@ -72,25 +76,28 @@ class HmacDiceStream:
             raise DiceError("a server seed is 32 bytes")
         self._key = server_seed
         self._prefix = f"{campaign_id}:{epoch}:{client_seed}:{nonce}:"
-        self._words = self._generate_words()
+        self._block = 0
+        self._words: tuple[int, ...] = ()
+        self._position = 0
         self._draws: list[Draw] = []
 
-    def _generate_words(self) -> Iterator[int]:
-        block = 0
-        while True:
-            digest = hmac.new(self._key, f"{self._prefix}{block}".encode(), hashlib.sha256).digest()
-            for offset in range(0, 32, 4):
-                yield int.from_bytes(digest[offset : offset + 4], "big")
-            block += 1
+    def _next_word(self) -> int:
+        if self._position == len(self._words):
+            message = f"{self._prefix}{self._block}".encode()
+            self._words = _BLOCK_WORDS.unpack(hmac.new(self._key, message, hashlib.sha256).digest())
+            self._position = 0
+            self._block += 1
+        word = self._words[self._position]
+        self._position += 1
+        return word
 
     def roll(self, sides: int) -> int:
         check_sides(sides)
-        for word in self._words:
-            face = face_from_word(word, sides)
+        while True:
+            face = face_from_word(self._next_word(), sides)
             if face is not None:
                 self._draws.append({"sides": sides, "face": face})
                 return face
-        raise AssertionError("the HMAC stream is infinite")  # pragma: no cover
 
     @property
     def draws(self) -> list[Draw]:

@@ -111,6 +111,7 @@ class Registry:
         self._kinds: dict[tuple[str, str], AnyKind] = {}
         self._owners: dict[str, Ruleset] = {}
         self._prefixes: dict[str, Ruleset] = {}
+        self._resolved: dict[tuple[str, str], Rules] = {}  # (kind, rules) → for_entry
         for ruleset in self.rulesets:
             self._add(ruleset)
 
@@ -224,6 +225,9 @@ class Registry:
         """
         name = str(entry.get("kind"))
         recorded = entry.get("rules")
+        known = self._resolved.get((name, recorded)) if isinstance(recorded, str) else None
+        if known is not None:
+            return known  # verification asks this for every entry: most share a few versions
         if recorded is None:
             ruleset = self._legacy_owner(name, entry.get("request"))
             version = 1
@@ -241,7 +245,10 @@ class Registry:
         kind = self._kinds.get((ruleset.id, name))
         if kind is None:
             raise InvalidInput(f"{ruleset.id} has no entry kind '{name}'")
-        return Rules(ruleset, version, kind)
+        rules = Rules(ruleset, version, kind)
+        if isinstance(recorded, str):
+            self._resolved[(name, recorded)] = rules  # only valid pairs: bounded
+        return rules
 
     def _legacy_owner(self, name: str, request: object) -> Ruleset:
         if name in CLOCK_KINDS:
