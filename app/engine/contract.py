@@ -28,6 +28,16 @@ from app.engine.dice import DiceSource
 from app.engine.errors import EngineError, RuleRefusal
 
 Visibility = Literal["public", "gm", "blind", "self"]
+# Who may read an entry, narrowest last: gm and self both reach the roller and the GM.
+_HIDDENNESS: dict[str, int] = {"public": 0, "gm": 1, "self": 1, "blind": 2}
+
+
+def at_least_as_hidden(own: Visibility, other: Visibility) -> Visibility:
+    """FAIR-21: `own`, or `other` when it reaches fewer members (an entry set off by, or
+    carrying, a hidden one)."""
+    return other if _HIDDENNESS[other] > _HIDDENNESS[own] else own
+
+
 CharacterKind = Literal["pc", "npc"]
 Language = Literal["en", "fr"]
 # A ruleset's rules version: every entry records the one that resolved it (e.g.

@@ -9,7 +9,7 @@ import dataclasses
 from pydantic import BaseModel
 from sqlmodel import Session
 
-from app.engine.contract import Visibility
+from app.engine.contract import at_least_as_hidden
 from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.registry import Registry, Rules
 from app.services.access import LockedAccess
@@ -35,7 +35,12 @@ def roll(
         raise InvalidInput(f"{kind.name} is not rolled directly; the service makes it")
     if kind.gm_only is not None:
         access.require_gm(kind.gm_only)
-    prepared = kind.prepare(body, CampaignTable(session, access))
+    table = CampaignTable(session, access)
+    prepared = kind.prepare(body, table)
+    # FAIR-21: an entry that carries what hidden entries hold is at least as hidden.
+    visibility = at_least_as_hidden(prepared.visibility, table.read_visibility)
+    if visibility != prepared.visibility:
+        prepared = dataclasses.replace(prepared, visibility=visibility)
     entry = record(session, access, rules, prepared)
     if kind.after is None or entry.resolution is None:
         return entry
@@ -59,12 +64,3 @@ def roll(
         refusal = aftermath.refusal
         raise RuleRefusal(refusal.detail, rule=refusal.rule, recorded_seq=entry.seq)
     return entry
-
-
-# Who may read an entry, narrowest last: gm and self both reach the roller and the GM.
-_HIDDENNESS: dict[str, int] = {"public": 0, "gm": 1, "self": 1, "blind": 2}
-
-
-def at_least_as_hidden(own: Visibility, trigger: Visibility) -> Visibility:
-    """The visibility of an entry a roll set off: its own, or its trigger's when narrower."""
-    return trigger if _HIDDENNESS[trigger] > _HIDDENNESS[own] else own

@@ -15,7 +15,13 @@ from pydantic import JsonValue
 from sqlmodel import Session, col, select
 
 from app.core.problems import Forbidden, NotFound
-from app.engine.contract import FollowUpRecord, LoggedEntry, Snapshot
+from app.engine.contract import (
+    FollowUpRecord,
+    LoggedEntry,
+    Snapshot,
+    Visibility,
+    at_least_as_hidden,
+)
 from app.engine.errors import RuleRefusal
 from app.models import Character, LogEntry
 from app.services.access import CampaignAccess, can_edit_character, get_campaign_character
@@ -51,6 +57,17 @@ class CampaignTable:
     def __init__(self, session: Session, access: CampaignAccess) -> None:
         self._session = session
         self._access = access
+        # FAIR-21: the narrowest visibility among the entries the rules read; the entry they
+        # make is at least that hidden, or it would show what those entries hide.
+        self.read_visibility: Visibility = "public"
+
+    def _read(self, entry: LogEntry) -> None:
+        if entry.visibility == "public" or entry.seq in self._access.disclosed():
+            return
+        # Hidden from the caller (a blind roll, someone else's gm roll): the GM alone may
+        # read what carries it. Hidden but theirs: the caller and the GM.
+        narrowest: Visibility = "gm" if can_see(entry, self._access) else "blind"
+        self.read_visibility = at_least_as_hidden(self.read_visibility, narrowest)
 
     @property
     def system(self) -> str:
@@ -110,6 +127,7 @@ class CampaignTable:
                 "so only the GM can act on it",
                 rule="FAIR-13",
             )
+        self._read(entry)
         return _logged(entry)
 
     def follow_ups(self, seq: int) -> list[FollowUpRecord]:
@@ -121,6 +139,8 @@ class CampaignTable:
             )
             .order_by(col(LogEntry.seq))
         ).all()
+        for row in rows:
+            self._read(row)
         return [
             FollowUpRecord(
                 seq=row.seq, kind=row.kind, character_id=row.character_id, result=row.result
@@ -137,7 +157,10 @@ class CampaignTable:
             )
             .order_by(col(LogEntry.seq))
         ).all()
-        return [_logged(row) for row in rows if row.request.get("scene") == self.scene]
+        in_scene = [row for row in rows if row.request.get("scene") == self.scene]
+        for row in in_scene:
+            self._read(row)
+        return [_logged(row) for row in in_scene]
 
 
 def _logged(entry: LogEntry) -> LoggedEntry:

@@ -132,7 +132,11 @@ def annotate_follow_ups(
         return views
     direct = _follow_up_rows(session, access, seqs)
     nested = _follow_up_rows(session, access, [row.seq for row in direct])
-    latest_status = {row.follows: row.result.get("status") for row in nested}
+    # FAIR-21: a ruling the caller may not see (the GM's, on a Talisman) leaves the status
+    # the caller can see, or none: its verdict would tell what the visibility hides.
+    latest_status = {
+        row.follows: row.result.get("status") for row in nested if can_see(row, access)
+    }
     by_parent: dict[int, list[dict[str, Any]]] = {}
     for row in direct:
         item: dict[str, Any] = {"seq": row.seq, "kind": row.kind, "status": None}

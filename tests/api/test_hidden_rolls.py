@@ -91,12 +91,14 @@ def test_FAIR_17_a_revealed_epoch_seed_does_not_give_a_hidden_rolls_dice(
 
 
 def test_FAIR_17_no_response_carries_the_hidden_seed(client, gm, player, make_campaign, session):
+    from sqlmodel import select
+
     from app.models import SeedEpoch
 
     campaign = make_campaign(players=(player,))
     roll(client, campaign, player, visibility="gm")
     client.post(url(campaign, "/fairness/rotate"), headers=gm.headers)
-    hidden_seeds = [e.hidden_seed for e in session.query(SeedEpoch).all() if e.hidden_seed]
+    hidden_seeds = [e.hidden_seed for e in session.exec(select(SeedEpoch)).all() if e.hidden_seed]
     assert hidden_seeds
     for caller in (gm, player):
         texts = [

@@ -66,6 +66,28 @@ def test_FAB_31_push_rerolls_only_twos_to_fives(client, table, gm, player, force
     assert sheet_of(client, gm, table.ada)["destiny"] == 2
 
 
+def test_FAIR_21_FAB_31_the_push_of_a_self_roll_is_as_hidden_as_the_roll(
+    client, table, gm, player, other_player, forced_dice
+):
+    # The push carries the dice it rerolls: public, it would show what the self roll hid.
+    forced_dice.push(2, 3, 4, 5, 6)
+    action = acted(client, table.campaign, player, table.ada, visibility="self")
+    forced_dice.push(6, 6, 2, 3)
+    push = followed(client, table.campaign, player, "fabulae.push", action["seq"])
+    assert push["visibility"] == "self" and push["result"]["rerolled_from"]["dice"] == [
+        2,
+        3,
+        4,
+        5,
+        6,
+    ]
+    others = log_entries(client, table.campaign, other_player)
+    assert [e.get("redacted") for e in others if e["seq"] in (action["seq"], push["seq"])] == [
+        True,
+        True,
+    ]
+
+
 def test_FAB_31_ones_and_sixes_are_kept(client, table, gm, player, forced_dice):
     forced_dice.push(1, 6, 2, 1, 6)
     action = acted(client, table.campaign, player, table.ada)

@@ -246,17 +246,22 @@ def test_JDR_35_holy_water_burns_a_vampire_without_a_roll(
     assert entry["effects"][0]["rule"] == "JDR-35"
 
 
-def test_JDR_35_holy_water_does_nothing_to_the_living_or_other_creatures(
+def test_JDR_35_FAIR_21_holy_water_does_nothing_to_the_living_or_other_creatures(
     client, gm, player, dracula, hunter, brigand, make_character
 ):
+    # Recorded, not refused: a refusal would tell the players the target is no vampire.
     new_session(client, dracula, gm)
     wolf = npc(make_character, dracula, gm, "Loup-garou", (1, 4, 0), tags=["werewolf"])
-    before = last_seq(client, dracula, gm)
     for target in (brigand, wolf):
         response = holy_water(client, dracula, player, hunter, target)
-        assert_refused(response, "JDR-35")
+        assert response.status_code == 201, response.text
+        entry = response.json()
+        assert entry["result"] == {"hit": False, "severity": "no_effect", "label": "Sans effet"}
+        assert entry["effects"] == [] and entry["outcome"] == {
+            "code": "no_effect",
+            "label": "No effect",
+        }
         assert wounds(client, gm, target) == []
-    assert last_seq(client, dracula, gm) == before
 
 
 def test_JDR_35_holy_water_is_a_dracula_rule(client, gm, player, cthulhu, make_character):
@@ -415,9 +420,9 @@ def test_JDR_38_gm_tags_a_creature_and_the_weapons_react(
     assert result["creature_bonuses"] == [{"rule": "JDR-37", "steps": 1}]
     assert result["total"] == 8
     # Holy water still needs a vampire.
-    assert_refused(holy_water(client, dracula, player, hunter, brigand), "JDR-35")
+    assert holy_water(client, dracula, player, hunter, brigand).json()["result"]["hit"] is False
     gm_patch(client, gm, brigand, {"tags": ["possessed", "vampire"]})
-    assert holy_water(client, dracula, player, hunter, brigand).status_code == 201
+    assert holy_water(client, dracula, player, hunter, brigand).json()["result"]["hit"] is True
 
 
 # --- JDR-24 in combat: a cracked talisman burdens attacks in the next confrontation --------

@@ -185,3 +185,28 @@ def test_JDR_27_effleurement_refused_after_the_joker(
         )
     sheet = sheet_of(client, player, penhaligon)
     assert sheet["marks"] == [] and sheet["effleurement"] == "ready"
+
+
+def test_FAIR_21_a_joker_that_reads_a_blind_ruling_is_blind_too(
+    client, gm, player, other_player, cthulhu, penhaligon, forced_dice
+):
+    # The Joker's request carries the GM's context ruling it followed: public, it would
+    # publish a ruling the GM made blind.
+    new_session(client, cthulhu, gm)
+    forced_dice.push(1, 1)
+    action = acted(client, cthulhu, player, penhaligon, "physique")
+    followed(
+        client,
+        cthulhu,
+        gm,
+        "jdr.context",
+        action["seq"],
+        context={"direct_peril": True},
+        visibility="blind",
+    )
+    forced_dice.push(6, 5)
+    joker = followed(client, cthulhu, player, "jdr.joker", action["seq"])
+    assert joker["redacted"] is True and joker["visibility"] == "blind"
+    url = f"/api/v1/campaigns/{cthulhu['id']}/rolls/{joker['seq']}"
+    assert client.get(url, headers=gm.headers).json()["result"]["total"] == 12
+    assert client.get(url, headers=other_player.headers).json()["redacted"] is True

@@ -51,6 +51,30 @@ def test_JDR_20_invocation_is_pending_until_the_gm_rules(
     assert sheet_of(client, player, mihail)["talisman"] == "ready"
 
 
+def test_FAIR_21_a_gm_only_ruling_leaves_other_players_with_the_pending_status(
+    client, gm, player, other_player, dracula, mihail, forced_dice
+):
+    new_session(client, dracula, gm)
+    action = partial_supernatural(client, dracula, player, mihail, forced_dice)
+    invoked = followed(client, dracula, player, "jdr.talisman", action["seq"], words=MIHAIL_WORDS)
+    followed(
+        client, dracula, gm, "jdr.talisman_ruling", invoked["seq"], sincere=False, visibility="gm"
+    )
+
+    def follow_ups(caller):
+        url = f"{API}/campaigns/{dracula['id']}/rolls/{action['seq']}"
+        return client.get(url, headers=caller.headers).json()["follow_ups"]
+
+    assert follow_ups(gm) == [
+        {"seq": invoked["seq"], "kind": "jdr.talisman", "status": "insincere"}
+    ]
+    # The verdict is the GM's to announce: the others still read the invocation's status.
+    for caller in (player, other_player):
+        assert follow_ups(caller) == [
+            {"seq": invoked["seq"], "kind": "jdr.talisman", "status": "pending"}
+        ]
+
+
 def test_JDR_20_talisman_turns_a_partial_success_into_a_success_when_sincere(
     client, gm, player, dracula, mihail, forced_dice
 ):

@@ -188,7 +188,7 @@ def test_JDR_36_a_destroyed_target_cannot_be_attacked_or_splashed() -> None:
     refused("jdr.holy_water", splash, "JDR-36")
 
 
-def test_JDR_35_holy_water_light_wound_to_vampires_only_no_roll() -> None:
+def test_JDR_35_FAIR_21_holy_water_light_wound_to_vampires_only_no_roll() -> None:
     vampire = dracula_sheet(tags=["vampire"])
     request = {
         **clock(D),
@@ -199,6 +199,10 @@ def test_JDR_35_holy_water_light_wound_to_vampires_only_no_roll() -> None:
     wound = {"severity": "light", "note": "eau bénite", "cared": False}
     assert resolution.result["severity"] == "light" and resolution.result["hit"] is True
     assert resolution.effects == [eff("wounds", [], [wound], "JDR-35", cid=NPC)]
+    # FAIR-21: on anyone else the vial just breaks, recorded (a refusal would tell the
+    # players the target is no vampire).
     wolf = {**request, "target": char(dracula_sheet(tags=["werewolf"]), kind="npc", cid=NPC)}
-    refused("jdr.holy_water", wolf, "JDR-35")
+    broken = run("jdr.holy_water", wolf)
+    assert broken.result == {"hit": False, "severity": "no_effect", "label": "Sans effet"}
+    assert broken.effects == []
     refused("jdr.holy_water", {**request, "system": C}, "JDR-35", InvalidInput)

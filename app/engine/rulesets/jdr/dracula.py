@@ -363,20 +363,25 @@ class JdrHolyWaterRequest(Model):
 
 
 class JdrHolyWaterResult(Model):
-    hit: bool
-    severity: Literal["light"]
+    hit: bool = Field(description="false on a target that is no vampire: the vial just breaks")
+    severity: Literal["light", "no_effect"]
     label: str
 
 
 def resolve_holy_water(
     request: JdrHolyWaterRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[JdrHolyWaterResult]:
-    """JDR-35 [D]: holy water thrown by hand: a light wound to a vampire, no roll."""
+    """JDR-35 [D]: holy water thrown by hand: a light wound to a vampire, no roll.
+
+    On anyone else it does nothing, and that is recorded, not refused: a refusal would tell
+    the players what the GM keeps hidden, whether the target is a vampire (FAIR-21).
+    """
     check_setting(request.system, DRACULA, "JDR-35")
     target = request.target
     sheet = target.sheet
     if "vampire" not in sheet.tags:
-        raise refusal("JDR-35", "holy water harms only vampires (tag the target 'vampire')")
+        missed = JdrHolyWaterResult(hit=False, severity="no_effect", label=WOUNDS["no_effect"].fr)
+        return Resolution(missed, [])
     if sheet.destroyed:
         raise refusal("JDR-36", "the target was destroyed for good")
     wound = Wound(severity="light", note="eau bénite", cared=False)

@@ -55,6 +55,7 @@ WOUNDS: Final = {
     "critical": Label("Critical wound", "Blessure critique"),
     "miss": Label("Miss", "Raté"),
     "destroyed": Label("Destroyed for good", "Détruit à jamais"),
+    "no_effect": Label("No effect", "Sans effet"),
 }
 # JDR-40/41 [C]: a Mythos test against its difficulty.
 MYTHOS: Final = {
