@@ -299,9 +299,22 @@ def _encounter_model(registry: Registry) -> type[BaseModel]:
         surprise=(bool, ...),
         off_guard=(bool, ...),
         active=(bool, Field(description="false once the combatant left the fight")),
-        initiative=(initiative | None, Field(description="the system's initiative roll")),
-        spent=(Spent, Field(description="what the combatant spent this round")),
-        conditions=(list[Condition], Field(description="panic results binding them (FAB-44)")),
+        initiative=(
+            initiative | None,
+            Field(description="the system's initiative roll; null for an NPC seen by a player"),
+        ),
+        spent=(
+            Spent,
+            Field(
+                description="what the combatant spent this round; empty for an NPC seen by a player"
+            ),
+        ),
+        conditions=(
+            list[Condition],
+            Field(
+                description="panic results binding them (FAB-44); empty for an NPC seen by a player"
+            ),
+        ),
         condition=(
             condition | None,
             Field(description="states, wounds, stress…; null for an NPC seen by a player"),

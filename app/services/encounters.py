@@ -410,7 +410,8 @@ def act(
 def view(
     session: Session, access: CampaignAccess, registry: Registry, encounter: Encounter
 ) -> dict[str, Any]:
-    """The encounter as the caller may see it: players do not see NPCs' condition."""
+    """The encounter as the caller may see it: players see of an NPC its place in the order,
+    not its condition, initiative inputs, spending or bindings."""
     combat = combat_of(registry, access)
     fields = tuple(combat.condition.model_fields)
     characters = {
@@ -424,9 +425,18 @@ def view(
 
     def public(combatant: dict[str, Any]) -> dict[str, Any]:
         character = characters.get(combatant["character_id"])
-        hidden = combatant["kind"] == "npc" and not access.is_gm
+        if combatant["kind"] == "npc" and not access.is_gm:
+            # FAIR-21: an NPC's sheet is the GM's; its initiative row holds the attributes
+            # it was rolled with, and what it spent or is bound by tells its state.
+            return {
+                **combatant,
+                "initiative": None,
+                "spent": {},
+                "conditions": [],
+                "condition": None,
+            }
         condition = None
-        if character is not None and not hidden:
+        if character is not None:
             condition = {name: character.sheet.get(name) for name in fields}
         return {**combatant, "condition": condition}
 

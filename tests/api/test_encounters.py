@@ -338,7 +338,12 @@ def test_jdr_express_full_fight(client, gm, player, other_player, outsider, forc
     assert player_view["Mihail"]["condition"]["status"] == "active"
     assert [w["severity"] for w in player_view["Ilona"]["condition"]["wounds"]] == ["serious"]
     assert as_player["current"]["name"] == "Mihail"
-    assert [c["initiative"]["total"] for c in as_player["combatants"]] == [14, 10, 12, 9]
+    assert [c["initiative"]["total"] for c in as_gm["combatants"]] == [14, 10, 12, 9]
+    # FAIR-21: a player sees an NPC's place in the order, not the attributes it rolled with.
+    assert (
+        player_view["Strigoi"]["initiative"] is None and player_view["Loup"]["initiative"] is None
+    )
+    assert player_view["Mihail"]["initiative"] == gm_view["Mihail"]["initiative"]
     assert len(as_player["history"]) == 5
 
     # The turn goes round: Ilona, Strigoi, Loup, then round 3 from the top.
@@ -508,7 +513,8 @@ def test_fabulae_tenebris_full_fight(
     assert (result["attacks"][0]["damage"], result["attacks"][0]["through"]) == (2, 2)
     fighters = by_name(hit["encounter"])
     assert fighters["Ada"]["spent"] == {"slow": 1, "fast": 0}
-    assert fighters["Thug"]["spent"] == {"fast": 1}
+    assert fighters["Thug"]["spent"] == {}  # FAIR-21: nor what an NPC spent
+    assert by_name(get(client, encounter, gm))["Thug"]["spent"] == {"fast": 1}
     assert sheet(client, thug, gm)["states"] == ["epuise", "meurtri"]
     assert fighters["Thug"]["condition"] is None  # Ada's player sees no NPC's condition
 
