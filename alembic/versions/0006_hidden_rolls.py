@@ -1,4 +1,5 @@
-"""Hidden rolls on committed per-entry keys (FAIR-16..17), disclosed by the GM (FAIR-19).
+"""Hidden rolls on committed per-entry keys (FAIR-16..17), hidden values as commitments
+(FAIR-18), disclosed by the GM (FAIR-19).
 
 Each new epoch draws a second secret, `hidden_seed`; epochs from before have none and
 their entries keep verifying under FAIR-1..15. Each entry records the fairness rules it
@@ -14,11 +15,14 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.dialects import postgresql
 
 revision: str = "0006"
 down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
+
+JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 
 
 def upgrade() -> None:
@@ -27,6 +31,8 @@ def upgrade() -> None:
     op.add_column("log_entry", sa.Column("fairness", sa.Integer(), nullable=True))
     op.add_column("log_entry", sa.Column("entry_key", sa.String(length=64), nullable=True))
     op.add_column("log_entry", sa.Column("proof", sa.String(length=768), nullable=True))
+    # FAIR-18: the salts and values of the entry's commitments, for the GM; never hashed.
+    op.add_column("log_entry", sa.Column("disclosures", JSON, nullable=True))
     # FAIR-19: hidden entries the GM disclosed to everyone, and the entry that did it.
     op.create_table(
         "disclosed_entry",
@@ -40,7 +46,7 @@ def downgrade() -> None:
     op.drop_table("disclosed_entry")
     # Plain DROP COLUMN on both engines (SQLite 3.35+): a batch copy of the log table would
     # lose its append-only triggers.
-    for column in ("proof", "entry_key", "fairness"):
+    for column in ("disclosures", "proof", "entry_key", "fairness"):
         op.execute(f"ALTER TABLE log_entry DROP COLUMN {column}")
     op.execute("ALTER TABLE seed_epoch DROP COLUMN hidden_root")
     op.execute("ALTER TABLE seed_epoch DROP COLUMN hidden_seed")

@@ -18,15 +18,16 @@ from pydantic import ValidationError
 
 from app.engine.dice import Draw, ReplayDice, commitment, rederive_faces
 from app.engine.errors import EngineError
-from app.engine.hidden import FAIRNESS_VERSION, check_key
+from app.engine.hidden import FAIRNESS_VERSION, check_key, has_commitment, open_commitments
 from app.engine.registry import STRUCTURAL_KINDS, Registry
 
 GENESIS_HASH = "0" * 64
 CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{0,64}")
 HEX_64 = re.compile(r"[0-9a-f]{64}")
 HASH_FIELDS = ("prev_hash", "content_hash", "hash")
-# FAIR-17: given with a hidden entry to whoever may see it, outside its hashed content.
-KEY_FIELDS = ("entry_key", "proof")
+# FAIR-17/18: a hidden entry's key and what opens its commitments, given to whoever may
+# see them, outside its hashed content.
+KEY_FIELDS = ("entry_key", "proof", "disclosures")
 NOT_HASHED = (*HASH_FIELDS, *KEY_FIELDS)
 REDACTED_FIELDS = ("seq", "epoch", "kind", "visibility", "created_at", *HASH_FIELDS)
 CONTENT_FIELDS = (
@@ -363,8 +364,32 @@ def _check_entry(
             raise _Stop(seq, "draws must be a list and request an object")
         if entry["draws"]:
             _check_draws(entry, seq, epoch_number, epoch, seeds, report, fairness)
-        _replay(entry, seq, registry)
+        opened = _opened(entry, seq)
+        if opened is None:
+            report.count(report.chain_only, COMMITTED_INPUTS)
+            return
+        _replay(opened, seq, registry)
         report.replayed += 1
+
+
+COMMITTED_INPUTS = "not replayed: inputs committed, not disclosed to whoever verifies (FAIR-18)"
+
+
+def _opened(entry: Mapping[str, Any], seq: int) -> Mapping[str, Any] | None:
+    """FAIR-18: the entry with its disclosed values in place of their commitments, or None
+    while some value it replays with stays committed."""
+    disclosures = entry.get("disclosures")
+    opened = entry
+    if disclosures is not None:
+        if not isinstance(disclosures, list):
+            raise _Stop(seq, "disclosures must be a list")
+        try:
+            opened = open_commitments(entry, disclosures, canonical_json)
+        except EngineError as exc:
+            raise _Stop(seq, exc.detail) from None
+    if has_commitment(opened["request"]) or has_commitment(opened["effects"]):
+        return None
+    return opened
 
 
 def _check_draws(

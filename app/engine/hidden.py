@@ -9,9 +9,10 @@ key and its proof checks it was fixed when the epoch opened and re-derives the d
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import hmac
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,3 +123,65 @@ def check_key(key_hex: Any, proof_hex: Any, index: int, root_hex: str) -> bytes:
 def value_commitment(salt: bytes, canonical_value: bytes) -> str:
     """FAIR-18: SHA-256(salt ‖ RFC 8785 JSON of the value), lowercase hex."""
     return hashlib.sha256(salt + canonical_value).hexdigest()
+
+
+# --- FAIR-18: values committed in the hashed content ------------------------------------
+
+
+def is_commitment(value: Any) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and isinstance(value.get(COMMIT), str)
+
+
+def has_commitment(value: Any) -> bool:
+    """Whether a JSON value holds a `{"$commit": hex}` anywhere."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if is_commitment(item):
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _pointer(path: str) -> list[str]:
+    """RFC 6901 JSON pointer → its reference tokens."""
+    if not path.startswith("/"):
+        raise DiceError(f"FAIR-18: a disclosure's path is a JSON pointer, got {path!r}")
+    return [part.replace("~1", "/").replace("~0", "~") for part in path[1:].split("/")]
+
+
+def open_commitments(
+    entry: Mapping[str, Any],
+    disclosures: Sequence[Mapping[str, Any]],
+    canonical: Callable[[Any], bytes],
+) -> dict[str, Any]:
+    """The entry with every disclosed commitment replaced by its value (FAIR-18).
+
+    Each disclosure names the commitment by its path in the entry; its salt and value must
+    hash to that commitment. Values not disclosed stay committed.
+    """
+    opened = copy.deepcopy(dict(entry))
+    for disclosure in disclosures:
+        try:
+            path, salt = str(disclosure["path"]), bytes.fromhex(disclosure["salt"])
+            value = disclosure["value"]
+        except (KeyError, TypeError, ValueError):
+            raise DiceError("FAIR-18: a disclosure holds a path, a hex salt and a value") from None
+        *parents, leaf = _pointer(path)
+        node: Any = opened
+        try:
+            for token in parents:
+                node = node[int(token)] if isinstance(node, list) else node[token]
+            key: Any = int(leaf) if isinstance(node, list) else leaf
+            committed = node[key]
+        except (KeyError, IndexError, ValueError, TypeError):
+            raise DiceError(f"FAIR-18: the disclosure's path {path} leads nowhere") from None
+        if not is_commitment(committed):
+            raise DiceError(f"FAIR-18: nothing is committed at {path}")
+        if value_commitment(salt, canonical(value)) != committed[COMMIT]:
+            raise DiceError(f"FAIR-18: the value disclosed at {path} does not match its commitment")
+        node[key] = value
+    return opened

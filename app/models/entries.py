@@ -36,6 +36,15 @@ class OutcomePublic(BaseModel):
     label: str = Field(description="the label in the language asked with Accept-Language")
 
 
+class DisclosurePublic(BaseModel):
+    """FAIR-18: a committed value, opened: SHA-256(salt ‖ RFC 8785 JSON of value) is the
+    `{"$commit": hex}` found at `path` in the entry."""
+
+    path: str = Field(description="RFC 6901 JSON pointer in the entry, e.g. /request/target/sheet")
+    salt: str = Field(description="16 bytes, hex")
+    value: JsonValue
+
+
 class EntryBase(BaseModel):
     """FAIR-10: what every entry holds, whatever its kind."""
 
@@ -71,6 +80,11 @@ class EntryBase(BaseModel):
         default=None,
         description="FAIR-17, not hashed: the 12 sibling hashes, bottom-up, that lead from "
         "entry_key to the hidden_root its epoch published when it opened",
+    )
+    disclosures: list[DisclosurePublic] | None = Field(
+        default=None,
+        description="FAIR-18, not hashed: what opens each commitment of the entry, for the "
+        "GM (and every member once the GM disclosed the entry)",
     )
     summary: str = Field(
         description="derived for the API, not hashed: one line a player reads at the table, "
@@ -195,6 +209,9 @@ class DisclosedKey(BaseModel):
     epoch: int
     entry_key: str | None = Field(default=None, description="FAIR-17; none on older entries")
     proof: list[str] | None = None
+    disclosures: list[DisclosurePublic] | None = Field(
+        default=None, description="FAIR-18: what opens the entry's commitments"
+    )
 
 
 class DisclosedResult(BaseModel):

@@ -69,6 +69,8 @@ class LogEntry(SQLModel, table=True):
     # content; shown only to whoever may see the entry.
     entry_key: str | None = Field(default=None, max_length=64)
     proof: str | None = Field(default=None, max_length=768)
+    # FAIR-18: path, salt and value of each commitment in the entry; the GM's, never hashed.
+    disclosures: list[dict[str, Any]] | None = json_field(default=None, nullable=True)
 
     def as_entry(self) -> dict[str, Any]:
         """The entry exactly as it was hashed (FAIR-10/11)."""
@@ -99,6 +101,10 @@ class LogEntry(SQLModel, table=True):
     def key_attachment(self) -> dict[str, Any]:
         """FAIR-17: the entry key and proof of a hidden entry, for whoever may see it."""
         return key_attachment(self.entry_key, self.proof)
+
+    def value_disclosures(self) -> list[dict[str, Any]] | None:
+        """FAIR-18: what opens the entry's commitments, for whoever may see those values."""
+        return self.disclosures
 
     def typed(self) -> None:
         """A stored entry holds JSON only; its views parse it (see services/views.py)."""

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, create_model
 
 from app.engine.contract import CharacterKind, Condition, Effect
+from app.engine.hidden import has_commitment
 from app.engine.registry import Registry
 from app.models.campaign import CampaignBase, Role
 from app.models.encounter import EncounterStatus
@@ -56,6 +57,25 @@ NOTHING_TRIGGERED: Any = list[RedactedEntryPublic]
 def _entry_tag(value: Any) -> str:
     redacted = value.get("redacted") if isinstance(value, dict) else getattr(value, "redacted", 0)
     return "redacted" if redacted else "full"
+
+
+class CommittedRequest(BaseModel):
+    """A request holding values hidden from the caller, each hashed as `{"$commit": hex}`
+    (FAIR-18): an NPC's sheet the rules read. The GM's views carry their `disclosures`."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def _request_tag(value: Any) -> str:
+    return "committed" if isinstance(value, dict) and has_commitment(value) else "typed"
+
+
+def _request_or_committed(request: type[BaseModel]) -> Any:
+    """A kind's request, typed; or, when it holds commitments, as hashed (FAIR-18)."""
+    return Annotated[
+        Union[Annotated[request, Tag("typed")], Annotated[CommittedRequest, Tag("committed")]],  # noqa: UP007
+        Discriminator(_request_tag),
+    ]
 
 
 class HiddenSheet(BaseModel):
@@ -218,7 +238,12 @@ def _entry_union(registry: Registry) -> Any:
     }
     for name, (request, result, effect) in STRUCTURAL_SHAPES.items():
         plain[name] = _entry_model(
-            name, f"An entry the service writes itself: {name}", request, result, effect
+            name,
+            f"An entry the service writes itself: {name}",
+            request,
+            result,
+            effect,
+            committed=False,  # it reads no NPC sheet: nothing to commit (FAIR-18)
         )
     full = dict(plain)
     for kind in kinds:
@@ -247,13 +272,18 @@ def _entry_model(
     result: type[BaseModel],
     effect: type[BaseModel],
     triggered: Any = None,
+    *,
+    committed: bool = True,
 ) -> Any:
     return create_model(
         f"{pascal(name)}Entry",
         __base__=EntryBase,
         __doc__=f"{title}: an entry of kind {name}.",
         kind=(literal(name), ...),
-        request=(request, Field(description="every input the rules used")),
+        request=(
+            _request_or_committed(request) if committed else request,
+            Field(description="every input the rules used; hidden values committed (FAIR-18)"),
+        ),
         result=(result, ...),
         effects=(list_of(effect), Field(description="changes applied to sheets")),
         triggered=(

@@ -3,6 +3,8 @@ and proofs, and from then on every member reads them whole and re-derives their 
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
@@ -38,7 +40,7 @@ def disclose(session: Session, access: LockedAccess, seqs: list[int]) -> SealedE
     )
     if not hidden:
         raise Conflict("nothing to disclose: every entry named is public or already disclosed")
-    disclosed = [{"seq": row.seq, "epoch": row.epoch, **row.key_attachment()} for row in hidden]
+    disclosed = [_published(row) for row in hidden]
     entry = append_entry(
         session,
         access.campaign,
@@ -57,3 +59,12 @@ def disclose(session: Session, access: LockedAccess, seqs: list[int]) -> SealedE
     )
     already.update(row.seq for row in hidden)
     return entry
+
+
+def _published(row: LogEntry) -> dict[str, Any]:
+    """What a disclosure publishes of an entry: its key and proof, and what opens its
+    commitments (FAIR-19)."""
+    published: dict[str, Any] = {"seq": row.seq, "epoch": row.epoch, **row.key_attachment()}
+    if row.disclosures:
+        published["disclosures"] = row.disclosures
+    return published

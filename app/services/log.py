@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Text, bindparam, cast, insert, literal_column, update
+from sqlalchemy import ColumnElement, Text, bindparam, cast, func, insert, literal_column, update
 from sqlmodel import Session, col, select
 
 from app.core.problems import NotFound
@@ -37,6 +37,7 @@ from app.services.access import (
     update_current_epoch,
     update_locked_campaign,
 )
+from app.services.commitments import commit_npc_values
 from app.services.keys import key_tree
 from app.services.views import annotate_follow_ups, can_see, public_view
 
@@ -72,6 +73,8 @@ class SealedEntry:
     resolution: Resolution[Any] | None = None
     # FAIR-17: a hidden entry's key and proof, for whoever may see it; never hashed.
     attachment: dict[str, Any] = field(default_factory=dict)
+    # FAIR-18: what opens its commitments, for the GM (and everyone once disclosed).
+    disclosures: list[dict[str, Any]] | None = None
 
     @property
     def seq(self) -> int:
@@ -103,6 +106,9 @@ class SealedEntry:
     def key_attachment(self) -> dict[str, Any]:
         return self.attachment
 
+    def value_disclosures(self) -> list[dict[str, Any]] | None:
+        return self.disclosures
+
     def typed(self) -> tuple[Model, Model] | None:
         """Its request and result as the rules made them, when it was just resolved."""
         if self.request_model is None or self.resolution is None:
@@ -133,12 +139,14 @@ def append_entry(
     rules: str | None = None,
     fairness: int | None = None,
     key: tuple[str, str] | None = None,
+    disclosures: list[dict[str, Any]] | None = None,
 ) -> SealedEntry:
     """Seal the next entry onto the chain (FAIR-10/11) and advance the campaign's head.
 
     `rules` names the rules version that resolved it (e.g. "vampire@1") and `fairness` the
     fairness rules it was made under, both hashed with it; `key` is a hidden entry's key and
-    joined proof (FAIR-17), stored beside it, never hashed.
+    joined proof (FAIR-17) and `disclosures` what opens its commitments (FAIR-18), both
+    stored beside it, never hashed.
     """
     if not isinstance(campaign, LockedCampaign):  # an ORM Campaign: read without the lock
         raise TypeError("append only to a campaign locked by get_campaign_access(lock=True)")
@@ -173,6 +181,7 @@ def append_entry(
         **sealed,
         "entry_key": entry_key,
         "proof": proof,
+        "disclosures": disclosures,
     }
     params = {f"entry_{name}": value for name, value in row.items()}
     if session.get_bind().dialect.name == "postgresql":
@@ -182,7 +191,7 @@ def append_entry(
         session.execute(HEAD_UPDATE, params)
     campaign.last_seq = seq
     campaign.last_hash = sealed["hash"]
-    return SealedEntry(sealed, attachment=key_attachment(entry_key, proof))
+    return SealedEntry(sealed, attachment=key_attachment(entry_key, proof), disclosures=disclosures)
 
 
 # --- seed epochs (FAIR-1..4) -------------------------------------------------------------
@@ -336,7 +345,12 @@ def record(
                 rule=exc.rule,
             ) from None
         raise
+    request = prepared.request.dump()
     effects = [effect.dump() for effect in resolution.effects]
+    disclosures = None
+    if epoch.hidden_seed is not None:
+        # FAIR-18: NPC sheets the rules read, and their changes, hashed as commitments.
+        request, effects, disclosures = commit_npc_values(session, request, effects)
     entry = append_entry(
         session,
         campaign,
@@ -345,7 +359,7 @@ def record(
         epoch=epoch.number,
         character_id=uuid.UUID(prepared.character_id) if prepared.character_id else None,
         visibility=prepared.visibility,
-        request=prepared.request.dump(),
+        request=request,
         draws=[dict(draw) for draw in dice.draws],
         result=resolution.result.dump(),
         effects=effects,
@@ -353,6 +367,7 @@ def record(
         rules=rules.rules_id,
         fairness=FAIRNESS_VERSION if epoch.hidden_seed is not None else None,
         key=key,
+        disclosures=disclosures or None,
     )
     apply_effects(session, campaign, resolution.effects)
     # FAIR-20: any entry that draws a die is a roll, whatever its kind says.
@@ -473,6 +488,7 @@ _ENTRY_NAMES = (
     "entry_key",
     "proof",
 )
+_ATTACHED_JSON = "disclosures"  # read with the JSON fields, null on most entries
 _SCALAR_NAMES = tuple(name for name in _ENTRY_NAMES if name not in _JSON_FIELDS)
 _SCALAR_COLUMNS = [_log_table.c[name] for name in _SCALAR_NAMES]
 
@@ -481,12 +497,18 @@ def _text(sql: str) -> ColumnElement[str]:
     return literal_column(f"'{sql}'", Text)
 
 
-# The four JSON fields joined into one JSON array text by the database and decoded by a
-# single json.loads: several times faster than the driver's per-column decoding.
+# The four JSON fields and the disclosures, joined into one JSON array text by the database
+# and decoded by a single json.loads: several times faster than the driver's per-column
+# decoding.
 _JSON_ARRAY = _text("[") + cast(_log_table.c.request, Text)
 for _name in _JSON_FIELDS[1:]:
     _JSON_ARRAY = _JSON_ARRAY + _text(",") + cast(_log_table.c[_name], Text)
-_JSON_ARRAY = _JSON_ARRAY + _text("]")
+_JSON_ARRAY = (
+    _JSON_ARRAY
+    + _text(",")
+    + func.coalesce(cast(_log_table.c[_ATTACHED_JSON], Text), _text("null"))
+    + _text("]")
+)
 _ENTRY_COLUMNS: list[Any] = [*_SCALAR_COLUMNS, _JSON_ARRAY]  # the array last: row[-1]
 
 
@@ -509,7 +531,8 @@ def iter_entries(
         rows = session.execute(query.order_by(_log_table.c.seq).limit(2000)).all()
         for row in rows:
             data = dict(zip(_SCALAR_NAMES, row, strict=False))
-            data.update(zip(_JSON_FIELDS, json.loads(row[-1]), strict=True))
+            *content, disclosures = json.loads(row[-1])
+            data.update(zip(_JSON_FIELDS, content, strict=True))
             if data["follows"] is None:
                 del data["follows"]  # hashed only on follow-ups (FAIR-9)
             if data["rules"] is None:
@@ -517,10 +540,20 @@ def iter_entries(
             if data["fairness"] is None:
                 del data["fairness"]  # hashed only on entries made since FAIR-16
             attachment = key_attachment(data.pop("entry_key"), data.pop("proof"))
-            yield SealedEntry(data, attachment=attachment)
+            yield SealedEntry(data, attachment=attachment, disclosures=disclosures)
         if len(rows) < 2000:
             return
         cursor = rows[-1].seq
+
+
+def opened_for_audit(entry: SealedEntry) -> dict[str, Any]:
+    """The entry with its key and disclosures beside it, as the GM's export carries it."""
+    if not entry.attachment and entry.disclosures is None:
+        return entry.data
+    full = {**entry.data, **entry.attachment}
+    if entry.disclosures is not None:
+        full["disclosures"] = entry.disclosures
+    return full
 
 
 def verify_campaign(session: Session, campaign: Campaign, registry: Registry) -> Report:
@@ -535,11 +568,8 @@ def verify_campaign(session: Session, campaign: Campaign, registry: Registry) ->
     seeds = revealed_seeds(entry.data for entry in epochs)
     entries = iter_entries(session, campaign, through_seq=head[0])
     return verify_log(
-        # read, never changed; hidden entries with their keys: the service sees everything
-        (
-            {**entry.data, **entry.attachment} if entry.attachment else entry.data
-            for entry in entries
-        ),
+        # read, never changed; with every key and disclosure: the service sees everything
+        (opened_for_audit(entry) for entry in entries),
         registry=registry,
         campaign_id=str(campaign.id),
         head=head,

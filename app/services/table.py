@@ -15,6 +15,7 @@ from pydantic import JsonValue
 from sqlmodel import Session, col, select
 
 from app.core.problems import Forbidden, NotFound
+from app.engine.audit import canonical_json
 from app.engine.contract import (
     FollowUpRecord,
     LoggedEntry,
@@ -23,6 +24,7 @@ from app.engine.contract import (
     at_least_as_hidden,
 )
 from app.engine.errors import RuleRefusal
+from app.engine.hidden import open_commitments
 from app.models import Character, LogEntry
 from app.services.access import CampaignAccess, can_edit_character, get_campaign_character
 from app.services.views import can_see
@@ -164,14 +166,21 @@ class CampaignTable:
 
 
 def _logged(entry: LogEntry) -> LoggedEntry:
+    """The entry as the rules read it: its NPC values opened (FAIR-18), the rules being the
+    GM's side of the table."""
+    if entry.disclosures:
+        opened = open_commitments(entry.as_entry(), entry.disclosures, canonical_json)
+        request, effects = opened["request"], opened["effects"]
+    else:
+        request, effects = entry.request, entry.effects
     fields: dict[str, Any] = {
         "seq": entry.seq,
         "kind": entry.kind,
         "visibility": entry.visibility,
         "actor_id": entry.actor_id,
         "character_id": entry.character_id,
-        "request": entry.request,
+        "request": request,
         "result": entry.result,
-        "effects": entry.effects,
+        "effects": effects,
     }
     return LoggedEntry.model_validate(fields)

@@ -9,9 +9,10 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 from sqlmodel import Session, col, select
 
-from app.engine.audit import redact
+from app.engine.audit import canonical_json, redact
 from app.engine.contract import Language
 from app.engine.errors import EngineError
+from app.engine.hidden import open_commitments
 from app.engine.registry import Registry
 from app.models import LogEntry
 from app.services.access import CampaignAccess
@@ -32,6 +33,10 @@ class Entry(Protocol):
     def as_entry(self) -> dict[str, Any]: ...
     def key_attachment(self) -> dict[str, Any]:
         """A hidden entry's key and proof (FAIR-17), or nothing."""
+        ...
+
+    def value_disclosures(self) -> list[dict[str, Any]] | None:
+        """What opens the entry's commitments (FAIR-18), or None."""
         ...
 
     def typed(self) -> tuple[Any, Any] | None:
@@ -56,7 +61,20 @@ def export_view(entry: Entry, access: CampaignAccess) -> dict[str, Any]:
     if not can_see(entry, access):
         return redact(full)
     full.update(entry.key_attachment())
+    _attach_disclosures(full, entry, access)
     return full
+
+
+def _may_open(entry: Entry, access: CampaignAccess) -> bool:
+    """FAIR-18: the values committed in an entry are the GM's (NPC sheets) until disclosed."""
+    return entry.value_disclosures() is not None and (
+        access.is_gm or entry.seq in access.disclosed()
+    )
+
+
+def _attach_disclosures(view: dict[str, Any], entry: Entry, access: CampaignAccess) -> None:
+    if _may_open(entry, access):
+        view["disclosures"] = entry.value_disclosures()
 
 
 def describe(
@@ -99,12 +117,19 @@ def public_view(
     full = entry.as_entry()
     if not can_see(entry, access):
         return redact(full)  # exactly FAIR-13's fields: not even a summary
-    view = full
+    disclosures = entry.value_disclosures()
+    opened = open_commitments(full, disclosures, canonical_json) if disclosures else full
+    # FAIR-18: whoever may see the committed values reads them in place (the export keeps
+    # the hashed form); the others read the commitments.
+    view = opened if _may_open(entry, access) else full
     view.update(entry.key_attachment())
+    _attach_disclosures(view, entry, access)
     view.setdefault("follows", None)
     view.setdefault("follow_ups", [])
     view.setdefault("triggered", [])
-    view["summary"], view["outcome"] = describe(full, registry, language, entry.typed())
+    # The words of a summary are names and outcomes, never a sheet's values: they are made
+    # from the opened request for everyone.
+    view["summary"], view["outcome"] = describe(opened, registry, language, entry.typed())
     return view
 
 

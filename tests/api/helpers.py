@@ -64,6 +64,18 @@ def log_entries(client, campaign, gm) -> list[dict[str, Any]]:
         after = page["next_after_seq"]
 
 
+def get_entry(client, campaign, caller, seq: int) -> dict[str, Any]:
+    """One roll entry as the caller sees it."""
+    response = client.get(url(campaign, f"/rolls/{seq}"), headers=caller.headers)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def committed(value: Any) -> bool:
+    """FAIR-18: a value hidden from the caller, hashed as {"$commit": hex}."""
+    return isinstance(value, dict) and set(value) == {"$commit"}
+
+
 def last_seq(client, campaign, gm) -> int:
     entries = log_entries(client, campaign, gm)
     return entries[-1]["seq"] if entries else 0

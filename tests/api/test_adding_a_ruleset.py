@@ -154,7 +154,9 @@ def test_a_toy_ruleset_is_typed_in_the_openapi_document(coin_client):
     components = schema["components"]["schemas"]
     entry = components["CoinFlipEntry"]
     assert entry["properties"]["kind"]["const"] == "coin.flip"
-    assert entry["properties"]["request"]["$ref"] == "#/components/schemas/CoinFlipRequest"
+    typed, committed = entry["properties"]["request"]["oneOf"]  # committed: FAIR-18
+    assert typed["$ref"] == "#/components/schemas/CoinFlipRequest"
+    assert committed["$ref"] == "#/components/schemas/CommittedRequest"
     assert entry["properties"]["result"]["$ref"] == "#/components/schemas/CoinFlipResult"
     assert components["CoinFlipRequest"]["properties"]["character"]["$ref"].endswith(
         "/CoinCharacter"

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from tests.api.helpers import (
+    get_entry,  # noqa: F401 (the fabulae tests import it from here)
     last_seq,
     post_roll,
     sheet_of,
-    url,
 )
 from tests.conftest import FABULAE_SHEET, assert_problem
 
@@ -84,12 +84,6 @@ def opposed_body(attacker, defender, **extra: Any) -> dict[str, Any]:
 
 def recover_body(patient, mode: str, **extra: Any) -> dict[str, Any]:
     return {"kind": "fabulae.recover", "character_id": patient["id"], "mode": mode, **extra}
-
-
-def get_entry(client, campaign, gm, seq: int) -> dict[str, Any]:
-    response = client.get(url(campaign, f"/rolls/{seq}"), headers=gm.headers)
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def faces(entry: dict[str, Any]) -> list[int]:

@@ -18,7 +18,9 @@ from tests.api.fabulae.combat import (
 from tests.api.fabulae.combat import table as combat_table
 from tests.api.helpers import (
     assert_refused,
+    committed,
     effect,
+    get_entry,
     gm_patch,
     last_seq,
     post_roll,
@@ -191,7 +193,11 @@ def test_FAB62_melee_with_parry_and_factors_lands_at_once_on_an_npc(
     assert hit["roll"]["active"]["pool"]["pool"] == 8
     assert hit["roll"]["passive"]["dice"] == [6, 2, 2, 2, 2]
     assert (hit["roll"]["net"], hit["roll"]["feats"], hit["damage"]) == (2, 1, 3)
-    assert entry["effects"] == [effect(thug, "states", [], PHYSICAL, "FAB-68")]
+    # FAIR-18: Ada's player reads Thug's change committed; the GM reads it whole.
+    (seen,) = entry["effects"]
+    assert committed(seen["before"]) and committed(seen["after"])
+    seen_by_gm = get_entry(client, campaign, gm, entry["seq"])["effects"]
+    assert seen_by_gm == [effect(thug, "states", [], PHYSICAL, "FAB-68")]
     assert sheet_of(client, gm, thug)["states"] == PHYSICAL
 
 

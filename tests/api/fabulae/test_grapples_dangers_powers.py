@@ -17,7 +17,9 @@ from tests.api.fabulae.combat import (
 from tests.api.fabulae.combat import table as combat_table
 from tests.api.helpers import (
     assert_refused,
+    committed,
     effect,
+    get_entry,
     gm_patch,
     new_scene,
     new_session,
@@ -275,7 +277,10 @@ def test_FAB100_a_bolt_spends_pp_adds_stress_and_hurts(client, table, gm, player
     assert entry["result"]["pp"] == 2 and entry["result"]["stress_gained"] == 2
     assert entry["result"]["targets"][thug["id"]]["through"] == 3
     assert fields(entry, ada) == {"pp": (4, 2, "FAB-100"), "stress": (0, 2, "FAB-100")}
-    assert fields(entry, thug) == {"states": ([], PHYSICAL, "FAB-102")}
+    # FAIR-18: the player reads Thug's change committed; the GM reads it whole.
+    assert all(committed(value) for value in fields(entry, thug)["states"][:2])
+    seen_by_gm = get_entry(client, campaign, gm, entry["seq"])
+    assert fields(seen_by_gm, thug) == {"states": ([], PHYSICAL, "FAB-102")}
 
 
 def test_FAB100_refusals(client, table, make_campaign, make_character, gm, player):

@@ -10,6 +10,8 @@ import pytest
 
 from tests.api.helpers import (
     assert_refused,
+    committed,
+    get_entry,
     gm_patch,
     last_seq,
     new_scene,
@@ -157,7 +159,11 @@ def test_JDR_33_margin_reads_the_wound(
         assert wound["severity"] == severity and wound["cared"] is False
         (effect,) = entry["effects"]
         assert effect["character_id"] == brigand["id"] and effect["field"] == "wounds"
-        assert effect["rule"] == "JDR-33" and effect["before"] == []
+        assert effect["rule"] == "JDR-33"
+        # FAIR-18: the player reads the NPC's change as commitments; the GM reads it whole.
+        assert set(effect["before"]) == set(effect["after"]) == {"$commit"}
+        (seen_by_gm,) = get_entry(client, dracula, gm, entry["seq"])["effects"]
+        assert seen_by_gm["before"] == [] and seen_by_gm["after"] == [wound]
 
 
 def test_JDR_33_negative_margin_is_a_miss(
@@ -302,7 +308,10 @@ def test_JDR_36_staking_a_sleeping_vampire_with_a_success_destroys_it(
     forced_dice.push(4, 3)  # 7 + physique 3 + 1 = 11: a success
     entry = attacked(client, dracula, player, hunter, vampire, stake, sleeping_target=True)
     assert entry["result"]["total"] == 11 and entry["result"]["destroyed"] is True
-    assert [(e["character_id"], e["field"], e["after"]) for e in entry["effects"]] == [
+    # FAIR-18: the player reads the NPC's change committed; the GM reads it whole.
+    assert committed(entry["effects"][0]["after"])
+    seen_by_gm = get_entry(client, dracula, gm, entry["seq"])["effects"]
+    assert [(e["character_id"], e["field"], e["after"]) for e in seen_by_gm] == [
         (vampire["id"], "destroyed", True)
     ]
     assert entry["effects"][0]["rule"] == "JDR-36"

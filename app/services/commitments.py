@@ -1,0 +1,74 @@
+"""Hidden values in the hashed content (FAIR-18): what a rule read of an NPC's sheet, and
+what it changed there, are hashed as salted commitments; the GM holds the disclosures.
+
+Every member can check the chain; only whoever holds a value's disclosure can open it, and
+the GM's export, which carries them all, replays every entry.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from typing import Any
+
+from sqlmodel import Session
+
+from app.engine.audit import canonical_json
+from app.engine.hidden import COMMIT, SALT_BYTES, value_commitment
+from app.models import Character
+
+
+def _token(key: str) -> str:
+    """RFC 6901: a key as a JSON pointer token."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+class _Committer:
+    def __init__(self) -> None:
+        self.disclosures: list[dict[str, Any]] = []
+
+    def commit(self, value: Any, path: str) -> dict[str, str]:
+        salt = secrets.token_bytes(SALT_BYTES)
+        self.disclosures.append({"path": path, "salt": salt.hex(), "value": value})
+        return {COMMIT: value_commitment(salt, canonical_json(value))}
+
+
+def commit_npc_values(
+    session: Session, request: dict[str, Any], effects: list[dict[str, Any]]
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The request and effects as hashed, NPC sheets and NPC changes committed, and the
+    disclosures that open them (path, salt, value). Changes `request` and `effects` in place."""
+    committer = _Committer()
+    npcs: set[str] = set()
+    stack: list[tuple[Any, str]] = [(request, "/request")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            if node.get("kind") == "npc" and "sheet" in node and isinstance(node.get("id"), str):
+                npcs.add(node["id"])
+                node["sheet"] = committer.commit(node["sheet"], f"{path}/sheet")
+            stack.extend(
+                (child, f"{path}/{_token(key)}") for key, child in node.items() if key != "sheet"
+            )
+        elif isinstance(node, list):
+            stack.extend((child, f"{path}/{index}") for index, child in enumerate(node))
+    for index, change in enumerate(effects):
+        if _is_npc(session, str(change["character_id"]), npcs):
+            for side in ("before", "after"):
+                change[side] = committer.commit(change[side], f"/effects/{index}/{side}")
+    # In path order: one entry's disclosures read the same whichever walk made them.
+    committer.disclosures.sort(key=lambda disclosure: disclosure["path"])
+    return request, effects, committer.disclosures
+
+
+def _is_npc(session: Session, character_id: str, known: set[str]) -> bool:
+    if character_id in known:
+        return True
+    try:
+        character = session.get(Character, uuid.UUID(character_id))
+    except ValueError:
+        return False
+    if character is not None and character.kind == "npc":
+        known.add(character_id)
+        return True
+    return False
