@@ -67,7 +67,9 @@ class CommittedRequest(BaseModel):
 
 
 def _request_tag(value: Any) -> str:
-    return "committed" if isinstance(value, dict) and has_commitment(value) else "typed"
+    if isinstance(value, dict):  # validating the view
+        return "committed" if has_commitment(value) else "typed"
+    return "committed" if isinstance(value, CommittedRequest) else "typed"  # serializing it
 
 
 def _request_or_committed(request: type[BaseModel]) -> Any:

@@ -1,5 +1,6 @@
-"""The GM reveals hidden entries (FAIR-19): a public `disclosed` entry publishes their keys
-and proofs, and from then on every member reads them whole and re-derives their dice."""
+"""The GM reveals hidden entries (FAIR-19): a public `disclosed` entry publishes their keys,
+proofs and value disclosures, and from then on every member reads them whole, re-derives
+their dice and replays them."""
 
 from __future__ import annotations
 
@@ -35,11 +36,14 @@ def disclose(session: Session, access: LockedAccess, seqs: list[int]) -> SealedE
         raise Unprocessable(f"no entry with seq {', '.join(map(str, missing[:10]))} in this log")
     already = access.disclosed()
     hidden = sorted(
-        (row for row in rows if row.visibility != "public" and row.seq not in already),
+        (row for row in rows if _holds_secrets(row) and row.seq not in already),
         key=lambda row: row.seq,
     )
     if not hidden:
-        raise Conflict("nothing to disclose: every entry named is public or already disclosed")
+        raise Conflict(
+            "nothing to disclose: every entry named is public with no committed value, "
+            "or already disclosed"
+        )
     disclosed = [_published(row) for row in hidden]
     entry = append_entry(
         session,
@@ -59,6 +63,11 @@ def disclose(session: Session, access: LockedAccess, seqs: list[int]) -> SealedE
     )
     already.update(row.seq for row in hidden)
     return entry
+
+
+def _holds_secrets(row: LogEntry) -> bool:
+    """Hidden from some member: its visibility (FAIR-13) or committed values (FAIR-18)."""
+    return row.visibility != "public" or bool(row.disclosures)
 
 
 def _published(row: LogEntry) -> dict[str, Any]:

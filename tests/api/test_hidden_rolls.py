@@ -290,3 +290,56 @@ def test_FAIR_19_a_disclosure_with_a_forged_key_fails_verification(
     forged = seal(content, entries[1]["hash"])
     code, output = run_verifier(tmp_path, [*entries[:2], forged], f"3:{forged['hash']}")
     assert code == 1 and "FAIL at seq 3: disclosed entry 2: FAIR-17" in output
+
+
+# --- FAIR-18: an NPC's sheet is committed ------------------------------------------------
+
+
+def npc_action(client, campaign, gm, npc):
+    body = {
+        "kind": "fabulae.action",
+        "character_id": npc["id"],
+        "attribute": "physique",
+        "skill": "combat",
+    }
+    response = client.post(url(campaign, "/rolls"), json=body, headers=gm.headers)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def test_FAIR_18_an_npc_sheet_the_rules_read_is_a_commitment_to_players(
+    client, gm, player, make_campaign, make_character, tmp_path
+):
+    from tests.conftest import FABULAE_SHEET
+
+    campaign = make_campaign("fabulae-tenebris", players=(player,))
+    secret = {**FABULAE_SHEET, "attributes": {**FABULAE_SHEET["attributes"], "physique": 5}}
+    npc = make_character(campaign, gm, name="Le comte", kind="npc", sheet=secret)
+    as_gm = npc_action(client, campaign, gm, npc)  # 2: public, the GM's NPC acting
+    assert as_gm["request"]["character"]["sheet"]["attributes"]["physique"] == 5
+    (disclosure,) = as_gm["disclosures"]
+    assert disclosure["path"] == "/request/character/sheet"
+    as_player = client.get(url(campaign, f"/rolls/{as_gm['seq']}"), headers=player.headers).json()
+    assert set(as_player["request"]["character"]["sheet"]) == {"$commit"}
+    assert "disclosures" not in as_player
+    assert as_player["summary"] == as_gm["summary"]  # names and outcome, never the sheet
+    assert as_player["result"] == as_gm["result"]
+
+    entries, head = export(client, player, campaign)
+    code, output = run_verifier(tmp_path, entries, head)
+    assert code == 0, output
+    assert (
+        "1 checked by chain only: not replayed: inputs committed, not disclosed to whoever "
+        "verifies (FAIR-18)" in output
+    )
+    gm_entries, gm_head = export(client, gm, campaign)
+    code, output = run_verifier(tmp_path, gm_entries, gm_head)
+    assert code == 0 and output.startswith("OK: 2 entries checked, 0 re-derived, 1 replayed")
+
+    # FAIR-19: once disclosed, everyone reads the values and replays the entry.
+    assert disclose(client, campaign, gm, seqs=[as_gm["seq"]]).status_code == 201
+    opened = client.get(url(campaign, f"/rolls/{as_gm['seq']}"), headers=player.headers).json()
+    assert opened["request"] == as_gm["request"] and opened["disclosures"] == [disclosure]
+    entries, head = export(client, player, campaign)
+    code, output = run_verifier(tmp_path, entries, head)
+    assert code == 0 and output.startswith("OK: 3 entries checked, 0 re-derived, 1 replayed")

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine.audit import GENESIS_HASH, redact, seal
+from app.engine.audit import GENESIS_HASH, canonical_json, redact, seal
 from app.engine.dice import HmacDiceStream, commitment
-from app.engine.hidden import KeyTree
+from app.engine.hidden import KeyTree, open_commitments, value_commitment
 from tests.engine.rules import resolve, verify_log
 
 CAMPAIGN_ID = "c0ffee00-0000-4000-8000-000000000001"
@@ -152,3 +152,61 @@ def test_FAIR_16_an_unknown_fairness_version_fails():
     report = verify_log(log.entries)
     assert report.first_failure is not None
     assert report.first_failure.reason == "fairness must be 1 or 2, got 3"
+
+
+# --- FAIR-18: committed values -------------------------------------------------------------
+
+SALT = bytes(range(16))
+
+
+def committed_roll(log: HiddenLog, notation: str = "2d6") -> dict[str, Any]:
+    """A public roll whose request value is hashed as a commitment, and its disclosure."""
+    seq = len(log.entries) + 1
+    dice = HmacDiceStream(SEED, CAMPAIGN_ID, 1, "", seq)
+    resolved = resolve("dice", {"notation": notation}, dice)
+    digest = value_commitment(SALT, canonical_json(notation))
+    log.append(
+        "dice",
+        request={"notation": {"$commit": digest}},
+        draws=[dict(draw) for draw in dice.draws],
+        result=resolved.result,
+        effects=resolved.effects,
+    )
+    return {"path": "/request/notation", "salt": SALT.hex(), "value": notation}
+
+
+def test_FAIR_18_the_value_commitment_vector_opens_in_an_entry():
+    value = {"attributes": {"physique": 4}, "note": "secret: est le voïvode déguisé"}
+    entry = {"request": {"npc": {"$commit": value_commitment(SALT, canonical_json(value))}}}
+    disclosure = {"path": "/request/npc", "salt": SALT.hex(), "value": value}
+    assert open_commitments(entry, [disclosure], canonical_json)["request"]["npc"] == value
+    assert entry["request"]["npc"] == {  # the entry itself is left as hashed
+        "$commit": "15d67fcc608546856520073d8388bde221be5b9e657df88002f8c1c069ca1f2c"
+    }
+
+
+def test_FAIR_18_disclosed_inputs_replay_and_undisclosed_ones_are_counted():
+    log = HiddenLog()
+    disclosure = committed_roll(log)  # 2
+    opened = [log.entries[0], {**log.entries[1], "disclosures": [disclosure]}]
+    report = verify_log(opened)
+    assert (report.ok, report.replayed) == (True, 1)
+    report = verify_log(log.entries)
+    assert (report.ok, report.replayed) == (True, 0)
+    assert report.chain_only == {
+        "not replayed: inputs committed, not disclosed to whoever verifies (FAIR-18)": 1
+    }
+
+
+def test_FAIR_18_a_disclosure_that_does_not_open_its_commitment_fails():
+    log = HiddenLog()
+    disclosure = committed_roll(log)
+    for forged, reason in (
+        ({**disclosure, "value": "9d6"}, "does not match its commitment"),
+        ({**disclosure, "path": "/request/other"}, "leads nowhere"),
+        ({**disclosure, "path": "/result/total"}, "nothing is committed"),
+        ({**disclosure, "salt": "zz"}, "a hex salt"),
+    ):
+        report = verify_log([log.entries[0], {**log.entries[1], "disclosures": [forged]}])
+        assert report.first_failure is not None and report.first_failure.seq == 2
+        assert reason in report.first_failure.reason
