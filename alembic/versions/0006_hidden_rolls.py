@@ -1,5 +1,5 @@
 """Hidden rolls on committed per-entry keys (FAIR-16..17), hidden values as commitments
-(FAIR-18), disclosed by the GM (FAIR-19).
+(FAIR-18), disclosed by the GM (FAIR-19), hidden rolls' effects held for the GM (FAIR-21).
 
 Each new epoch draws a second secret, `hidden_seed`; epochs from before have none and
 their entries keep verifying under FAIR-1..15. Each entry records the fairness rules it
@@ -42,7 +42,18 @@ def upgrade() -> None:
     )
 
 
+    # FAIR-21: a hidden roll's changes to sheets other members read, held for the GM.
+    op.create_table(
+        "held_effects",
+        sa.Column("campaign_id", sa.Uuid(), sa.ForeignKey("campaign.id"), primary_key=True),
+        sa.Column("seq", sa.Integer(), primary_key=True),
+        sa.Column("effects", JSON, nullable=False),
+        sa.Column("applied_seq", sa.Integer(), nullable=True),
+    )
+
+
 def downgrade() -> None:
+    op.drop_table("held_effects")
     op.drop_table("disclosed_entry")
     # Plain DROP COLUMN on both engines (SQLite 3.35+): a batch copy of the log table would
     # lose its append-only triggers.

@@ -47,6 +47,7 @@ STRUCTURAL_KINDS = frozenset(
         "encounter.turn",
         "encounter.ended",
         "disclosed",
+        "effects_applied",
     }
 )
 FAIRNESS_PREFIX = "FAIR"

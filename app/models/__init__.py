@@ -15,7 +15,7 @@ from app.models.character import (
     CharacterUpdate,
 )
 from app.models.encounter import Encounter
-from app.models.log import DisclosedEntry, IdempotencyKey, LogEntry, SeedEpoch
+from app.models.log import DisclosedEntry, HeldEffects, IdempotencyKey, LogEntry, SeedEpoch
 from app.models.user import User, UserCreate, UserCreated, UserPublic
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "CharacterUpdate",
     "DisclosedEntry",
     "Encounter",
+    "HeldEffects",
     "IdempotencyKey",
     "JSONType",
     "LogEntry",

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from app.engine.contract import Visibility
+from app.engine.contract import Effect, Visibility
 
 HASH_PATTERN = r"^[0-9a-f]{64}$"
 MAX_SEQ = 2**31 - 1  # the log's seq column is a 32-bit integer
@@ -92,6 +92,12 @@ class EntryBase(BaseModel):
     )
     outcome: OutcomePublic | None = Field(
         default=None, description="derived for the API, not hashed: the outcome's code and label"
+    )
+    effects_held: bool | None = Field(
+        default=None,
+        description="derived for the API, not hashed: true while the GM holds this hidden "
+        "roll's changes to player characters' sheets (FAIR-21), until POST "
+        ".../log/{seq}/apply",
     )
     follow_ups: list[FollowUpPublic] = Field(
         default_factory=list,
@@ -222,6 +228,12 @@ class DisclosedResult(BaseModel):
     )
 
 
+class AppliedRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    seq: int = Field(description="the hidden roll whose held effects the GM applied (FAIR-21)")
+
+
 # kind → (request, result, effect) of every entry the service writes itself.
 STRUCTURAL_SHAPES: dict[str, tuple[type[BaseModel], type[BaseModel], type[BaseModel]]] = {
     "epoch_opened": (Empty, EpochOpenedResult, SheetChange),
@@ -236,6 +248,7 @@ STRUCTURAL_SHAPES: dict[str, tuple[type[BaseModel], type[BaseModel], type[BaseMo
     "encounter.turn": (EncounterEventRequest, EncounterEventResult, SheetChange),
     "encounter.ended": (EncounterEventRequest, EncounterEventResult, SheetChange),
     "disclosed": (DisclosedRequest, DisclosedResult, SheetChange),
+    "effects_applied": (AppliedRequest, Empty, Effect),
 }
 
 

@@ -122,6 +122,18 @@ class DisclosedEntry(SQLModel, table=True):
     disclosed_seq: int
 
 
+class HeldEffects(SQLModel, table=True):
+    """FAIR-21: the changes a hidden roll made to sheets that members outside its audience
+    read (a player character's), held until the GM applies them (`applied_seq`)."""
+
+    __tablename__ = "held_effects"
+
+    campaign_id: uuid.UUID = Field(foreign_key="campaign.id", primary_key=True)
+    seq: int = Field(primary_key=True)
+    effects: list[dict[str, Any]] = json_field()
+    applied_seq: int | None = None
+
+
 class IdempotencyKey(SQLModel, table=True):
     """A client's Idempotency-Key: a retry with the same key and body gets the stored response."""
 

@@ -5,7 +5,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Path, Query, Response
 from fastapi.responses import StreamingResponse
 from sqlmodel import Session
 
@@ -13,7 +13,7 @@ from app.core.database import SessionDep
 from app.core.problems import Unprocessable, problem_responses
 from app.core.security import CurrentUser
 from app.engine.registry import Registry
-from app.models.entries import DisclosureCreate, VerifyPublic
+from app.models.entries import MAX_SEQ, DisclosureCreate, VerifyPublic
 from app.models.typed import api_models
 from app.routers.common import AcceptLanguage, Limit, SessionRoute, negotiate_language
 from app.services import log as log_service
@@ -160,6 +160,31 @@ def build(registry: Registry) -> APIRouter:
                 seqs += range(data.from_seq, data.to_seq + 1)
             access = get_campaign_access(session, campaign_id, user, lock=True)
             entry = disclose(session, access, seqs)
+            return public_view(entry, access, registry, negotiate_language(accept_language))
+
+        return run_idempotent(session, user, str(campaign_id), idempotency, 201, work)
+
+    @router.post(
+        "/{seq}/apply",
+        status_code=201,
+        response_model=models.entry,
+        response_model_exclude_unset=True,
+        operation_id="log-apply-held-effects",
+        responses=problem_responses(401, 403, 404, 409, 422),
+    )
+    def apply_held(
+        session: SessionDep,
+        user: CurrentUser,
+        campaign_id: uuid.UUID,
+        seq: Annotated[int, Path(ge=1, le=MAX_SEQ)],
+        idempotency: IdempotencyDep,
+        accept_language: AcceptLanguage = None,
+    ) -> Response:
+        """Apply a hidden roll's held changes to player characters' sheets (GM only)."""
+
+        def work() -> dict[str, Any]:
+            access = get_campaign_access(session, campaign_id, user, lock=True)
+            entry = log_service.apply_held_effects(session, access, seq)
             return public_view(entry, access, registry, negotiate_language(accept_language))
 
         return run_idempotent(session, user, str(campaign_id), idempotency, 201, work)

@@ -53,7 +53,7 @@ def commit_npc_values(
         elif isinstance(node, list):
             stack.extend((child, f"{path}/{index}") for index, child in enumerate(node))
     for index, change in enumerate(effects):
-        if _is_npc(session, str(change["character_id"]), npcs):
+        if is_npc(session, str(change["character_id"]), npcs):
             for side in ("before", "after"):
                 change[side] = committer.commit(change[side], f"/effects/{index}/{side}")
     # In path order: one entry's disclosures read the same whichever walk made them.
@@ -61,7 +61,9 @@ def commit_npc_values(
     return request, effects, committer.disclosures
 
 
-def _is_npc(session: Session, character_id: str, known: set[str]) -> bool:
+def is_npc(session: Session, character_id: str, known: set[str] | None = None) -> bool:
+    """Whether the character is an NPC, whose sheet only the GM reads."""
+    known = known if known is not None else set()
     if character_id in known:
         return True
     try:

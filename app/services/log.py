@@ -20,14 +20,14 @@ from typing import Any
 from sqlalchemy import ColumnElement, Text, bindparam, cast, func, insert, literal_column, update
 from sqlmodel import Session, col, select
 
-from app.core.problems import NotFound
+from app.core.problems import Conflict, NotFound
 from app.engine.audit import Report, revealed_seeds, seal, verify_log
 from app.engine.contract import Effect, Language, Model, Prepared, Resolution
 from app.engine.dice import HmacDiceStream, commitment
 from app.engine.errors import EngineError, RuleRefusal
 from app.engine.hidden import FAIRNESS_VERSION, SPAN
 from app.engine.registry import Registry, Rules
-from app.models import Campaign, Character, LogEntry, SeedEpoch, utcnow
+from app.models import Campaign, Character, HeldEffects, LogEntry, SeedEpoch, utcnow
 from app.models.log import key_attachment
 from app.services.access import (
     CampaignAccess,
@@ -37,7 +37,7 @@ from app.services.access import (
     update_current_epoch,
     update_locked_campaign,
 )
-from app.services.commitments import commit_npc_values
+from app.services.commitments import commit_npc_values, is_npc
 from app.services.keys import key_tree
 from app.services.views import annotate_follow_ups, can_see, public_view
 
@@ -46,6 +46,7 @@ logger = logging.getLogger("nocturne.rules")
 _log_table = LogEntry.__table__  # type: ignore[attr-defined]
 _campaign_table = Campaign.__table__  # type: ignore[attr-defined]
 _epoch_table = SeedEpoch.__table__  # type: ignore[attr-defined]
+_held_table = HeldEffects.__table__  # type: ignore[attr-defined]
 # Parameters named apart from every column: an UPDATE would take a parameter named after
 # one of its table's columns (campaign.created_at) as one more column to set.
 LOG_INSERT = insert(_log_table).values(
@@ -75,6 +76,8 @@ class SealedEntry:
     attachment: dict[str, Any] = field(default_factory=dict)
     # FAIR-18: what opens its commitments, for the GM (and everyone once disclosed).
     disclosures: list[dict[str, Any]] | None = None
+    # FAIR-21: some of its effects wait for the GM (a roll just made; None when not known).
+    effects_held: bool | None = None
 
     @property
     def seq(self) -> int:
@@ -369,11 +372,67 @@ def record(
         key=key,
         disclosures=disclosures or None,
     )
-    apply_effects(session, campaign, resolution.effects)
+    applied = resolution.effects
+    if epoch.hidden_seed is not None and prepared.visibility != "public":
+        applied = hold_readable_effects(session, campaign, entry.seq, resolution.effects)
+    apply_effects(session, campaign, applied)
+    held = len(applied) != len(resolution.effects)
     # FAIR-20: any entry that draws a die is a roll, whatever its kind says.
     if (kind.is_roll or entry.data["draws"]) and epoch.first_roll_seq is None:
         update_current_epoch(session, campaign, epoch, first_roll_seq=entry.seq)
-    return dataclasses.replace(entry, request_model=prepared.request, resolution=resolution)
+    return dataclasses.replace(
+        entry, request_model=prepared.request, resolution=resolution, effects_held=held
+    )
+
+
+def hold_readable_effects(
+    session: Session, campaign: LockedCampaign, seq: int, effects: list[Effect]
+) -> list[Effect]:
+    """FAIR-21: a hidden roll's changes to a player character's sheet, which every member
+    reads, wait for the GM (`apply_held_effects`); its changes to NPCs, the GM's alone, are
+    applied now. Returns the effects to apply now."""
+    held = [effect for effect in effects if not is_npc(session, effect.character_id)]
+    if held:
+        session.execute(
+            insert(_held_table).values(
+                campaign_id=campaign.id, seq=seq, effects=[effect.dump() for effect in held]
+            )
+        )
+    return [effect for effect in effects if effect not in held]
+
+
+def apply_held_effects(session: Session, access: LockedAccess, seq: int) -> SealedEntry:
+    """The GM applies the changes a hidden roll made to player characters' sheets: a public
+    `effects_applied` entry follows the roll and shows them (FAIR-21)."""
+    access.require_gm("apply a hidden roll's effects")
+    campaign = access.campaign
+    held = session.get(HeldEffects, (campaign.id, seq))
+    if held is None:
+        raise NotFound(f"entry {seq} holds no effects waiting for the GM")
+    if held.applied_seq is not None:
+        raise Conflict(f"the effects of entry {seq} were applied at seq {held.applied_seq}")
+    effects = [Effect.model_validate(effect) for effect in held.effects]
+    try:
+        apply_effects(session, campaign, effects)
+    except EngineError as exc:
+        raise Conflict(
+            f"the sheet changed since entry {seq}: {exc.detail}; override it by hand instead"
+        ) from None
+    entry = append_entry(
+        session,
+        campaign,
+        kind="effects_applied",
+        actor_id=access.user.id,
+        request={"seq": seq},
+        effects=list(held.effects),
+        follows=seq,
+    )
+    session.execute(
+        update(_held_table)
+        .where(_held_table.c.campaign_id == campaign.id, _held_table.c.seq == seq)
+        .values(applied_seq=entry.seq)
+    )
+    return entry
 
 
 def _set_path(document: dict[str, Any], path: str, value: Any) -> Any:

@@ -67,6 +67,13 @@ def structural_summary(entry: dict[str, Any], language: Language) -> str | None:
         )
     if kind == "encounter.ended":
         return _words(language, "Encounter ended", "Rencontre terminée")
+    if kind == "effects_applied":
+        seq = request.get("seq")
+        return _words(
+            language,
+            f"The GM applies the effects of entry {seq}",
+            f"Le MJ applique les effets de l'entrée {seq}",
+        )
     if kind == "disclosed":
         seqs = ", ".join(str(seq) for seq in request.get("seqs", []))
         return _words(

@@ -14,7 +14,7 @@ from app.engine.contract import Language
 from app.engine.errors import EngineError
 from app.engine.hidden import open_commitments
 from app.engine.registry import Registry
-from app.models import LogEntry
+from app.models import HeldEffects, LogEntry
 from app.services.access import CampaignAccess
 from app.services.structural import structural_summary
 
@@ -140,14 +140,19 @@ def roll_view(
     rules set off at once (`triggered`), each as the caller may see it."""
     view = public_view(entry, access, registry, language)
     if not view.get("redacted"):
+        view["effects_held"] = entry.effects_held
         view["triggered"] = [public_view(t, access, registry, language) for t in entry.triggered]
+        for shown, made in zip(view["triggered"], entry.triggered, strict=True):
+            if not shown.get("redacted"):
+                shown["effects_held"] = made.effects_held
     return view
 
 
 def annotate_follow_ups(
     session: Session, access: CampaignAccess, views: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Add to each visible entry the follow-ups it received and where each stands.
+    """Add to each visible entry the follow-ups it received and where each stands, and
+    whether the GM holds its effects (FAIR-21).
 
     Derived for the API only (never hashed, never exported): a Talisman invocation shows
     `pending` until the GM's ruling follows it, then the ruling's status.
@@ -169,9 +174,19 @@ def annotate_follow_ups(
             item["status"] = latest_status.get(row.seq) or row.result.get("status")
         assert row.follows is not None
         by_parent.setdefault(row.follows, []).append(item)
+    held = set(
+        session.exec(
+            select(HeldEffects.seq).where(
+                col(HeldEffects.campaign_id) == access.campaign.id,
+                col(HeldEffects.seq).in_(seqs),
+                col(HeldEffects.applied_seq).is_(None),
+            )
+        ).all()
+    )
     for view in views:
         if not view.get("redacted"):
             view["follow_ups"] = by_parent.get(view["seq"], [])
+            view["effects_held"] = view["seq"] in held
     return views
 
 

@@ -166,6 +166,47 @@ def test_FAB_43_stress_resist_lowers_stress_by_sixes(client, table, gm, player, 
     assert entry["effects"] == [effect(table.ada, "stress", 1, 0, "FAB-43")]
 
 
+def test_FAIR_21_FAB_43_a_blind_stress_resist_waits_for_the_gm_to_apply_it(
+    client, table, gm, player, other_player, forced_dice
+):
+    # Applied at once, stress 3 → 1 would tell every player the blind roll's two sixes.
+    gm_patch(client, gm, table.ada, {"stress": 3})
+    forced_dice.push(6, 6, 2, 2, 2, 2, 3, 4)
+    body = {"kind": "fabulae.stress_resist", "character_id": table.ada["id"], "visibility": "blind"}
+    rolled_blind = rolled(client, table.campaign, player, body)
+    assert rolled_blind["redacted"] is True
+    assert sheet_of(client, other_player, table.ada)["stress"] == 3
+    (held,) = [e for e in log_entries(client, table.campaign, gm) if e["kind"] == body["kind"]]
+    assert held["effects_held"] is True
+    assert held["effects"] == [effect(table.ada, "stress", 3, 1, "FAB-43")]
+    apply = url(table.campaign, f"/log/{held['seq']}/apply")
+    assert_problem(client.post(apply, headers=player.headers), 403, "GM")
+    response = client.post(apply, headers=gm.headers)
+    assert response.status_code == 201, response.text
+    applied = response.json()
+    assert applied["kind"] == "effects_applied" and applied["follows"] == held["seq"]
+    assert applied["visibility"] == "public" and applied["effects"] == held["effects"]
+    assert sheet_of(client, other_player, table.ada)["stress"] == 1
+    assert_problem(client.post(apply, headers=gm.headers), 409, f"applied at seq {applied['seq']}")
+    missing = url(table.campaign, f"/log/{applied['seq']}/apply")
+    assert_problem(client.post(missing, headers=gm.headers), 404, "no effects waiting")
+    (seen,) = [e for e in log_entries(client, table.campaign, gm) if e["seq"] == held["seq"]]
+    assert seen["effects_held"] is False
+
+
+def test_FAIR_21_held_effects_refuse_to_overwrite_a_sheet_changed_since(
+    client, table, gm, player, forced_dice
+):
+    gm_patch(client, gm, table.ada, {"stress": 3})
+    forced_dice.push(6, 6, 2, 2, 2, 2, 3, 4)
+    body = {"kind": "fabulae.stress_resist", "character_id": table.ada["id"], "visibility": "gm"}
+    seq = rolled(client, table.campaign, player, body)["seq"]
+    gm_patch(client, gm, table.ada, {"stress": 4})
+    response = client.post(url(table.campaign, f"/log/{seq}/apply"), headers=gm.headers)
+    assert_problem(response, 409, "the sheet changed since entry")
+    assert sheet_of(client, gm, table.ada)["stress"] == 4
+
+
 @pytest.mark.parametrize(
     ("stress", "first", "pushed", "lowered", "after"),
     [
