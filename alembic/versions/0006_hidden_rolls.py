@@ -41,7 +41,6 @@ def upgrade() -> None:
         sa.Column("disclosed_seq", sa.Integer(), nullable=False),
     )
 
-
     # FAIR-21: a hidden roll's changes to sheets other members read, held for the GM.
     op.create_table(
         "held_effects",

@@ -387,7 +387,7 @@ def _opened(entry: Mapping[str, Any], seq: int) -> Mapping[str, Any] | None:
             opened = open_commitments(entry, disclosures, canonical_json)
         except EngineError as exc:
             raise _Stop(seq, exc.detail) from None
-    if has_commitment(opened["request"]) or has_commitment(opened["effects"]):
+    if any(has_commitment(opened[part]) for part in ("request", "result", "effects")):
         return None
     return opened
 

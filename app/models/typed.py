@@ -61,22 +61,30 @@ def _entry_tag(value: Any) -> str:
 
 class CommittedRequest(BaseModel):
     """A request holding values hidden from the caller, each hashed as `{"$commit": hex}`
-    (FAIR-18): an NPC's sheet the rules read. The GM's views carry their `disclosures`."""
+    (FAIR-18): what the rules read of an NPC. The GM's views show them whole."""
 
     model_config = ConfigDict(extra="allow")
 
 
-def _request_tag(value: Any) -> str:
+class CommittedResult(BaseModel):
+    """A result holding values hidden from the caller, each hashed as `{"$commit": hex}`
+    (FAIR-18): an NPC's initiative row. The GM's views show them whole."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def _committed_tag(value: Any) -> str:
     if isinstance(value, dict):  # validating the view
         return "committed" if has_commitment(value) else "typed"
-    return "committed" if isinstance(value, CommittedRequest) else "typed"  # serializing it
+    committed = isinstance(value, CommittedRequest | CommittedResult)  # serializing it
+    return "committed" if committed else "typed"
 
 
-def _request_or_committed(request: type[BaseModel]) -> Any:
-    """A kind's request, typed; or, when it holds commitments, as hashed (FAIR-18)."""
+def _or_committed(typed: type[BaseModel], committed: type[BaseModel]) -> Any:
+    """A kind's request or result, typed; or, when it holds commitments, as hashed."""
     return Annotated[
-        Union[Annotated[request, Tag("typed")], Annotated[CommittedRequest, Tag("committed")]],  # noqa: UP007
-        Discriminator(_request_tag),
+        Union[Annotated[typed, Tag("typed")], Annotated[committed, Tag("committed")]],  # noqa: UP007
+        Discriminator(_committed_tag),
     ]
 
 
@@ -283,10 +291,10 @@ def _entry_model(
         __doc__=f"{title}: an entry of kind {name}.",
         kind=(literal(name), ...),
         request=(
-            _request_or_committed(request) if committed else request,
+            _or_committed(request, CommittedRequest) if committed else request,
             Field(description="every input the rules used; hidden values committed (FAIR-18)"),
         ),
-        result=(result, ...),
+        result=(_or_committed(result, CommittedResult) if committed else result, ...),
         effects=(list_of(effect), Field(description="changes applied to sheets")),
         triggered=(
             list_of(triggered) if triggered is not None else NOTHING_TRIGGERED,

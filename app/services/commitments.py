@@ -1,5 +1,6 @@
-"""Hidden values in the hashed content (FAIR-18): what a rule read of an NPC's sheet, and
-what it changed there, are hashed as salted commitments; the GM holds the disclosures.
+"""Hidden values in the hashed content (FAIR-18): what a rule read of an NPC (its sheet,
+its initiative inputs and row) and what it changed there are hashed as salted
+commitments; the GM holds the disclosures.
 
 Every member can check the chain; only whoever holds a value's disclosure can open it, and
 the GM's export, which carries them all, replays every entry.
@@ -33,23 +34,33 @@ class _Committer:
         return {COMMIT: value_commitment(salt, canonical_json(value))}
 
 
+# What stays readable of an NPC in an entry: who it is and where it stands in an order.
+IDENTITY = frozenset({"id", "character_id", "name", "kind", "rank"})
+
+
 def commit_npc_values(
-    session: Session, request: dict[str, Any], effects: list[dict[str, Any]]
-) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
-    """The request and effects as hashed, NPC sheets and NPC changes committed, and the
-    disclosures that open them (path, salt, value). Changes `request` and `effects` in place."""
+    session: Session,
+    request: dict[str, Any],
+    result: dict[str, Any],
+    effects: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """FAIR-18: in place, every NPC the request or result describes (a sheet the rules read,
+    an initiative row) keeps its identity and has every other value committed, and so do
+    the rules' changes to NPCs. Returns the disclosures (path, salt, value) that open them.
+    """
     committer = _Committer()
     npcs: set[str] = set()
-    stack: list[tuple[Any, str]] = [(request, "/request")]
+    stack: list[tuple[Any, str]] = [(request, "/request"), (result, "/result")]
     while stack:
         node, path = stack.pop()
         if isinstance(node, dict):
-            if node.get("kind") == "npc" and "sheet" in node and isinstance(node.get("id"), str):
-                npcs.add(node["id"])
-                node["sheet"] = committer.commit(node["sheet"], f"{path}/sheet")
-            stack.extend(
-                (child, f"{path}/{_token(key)}") for key, child in node.items() if key != "sheet"
-            )
+            npc_id = node.get("id", node.get("character_id"))
+            if node.get("kind") == "npc" and isinstance(npc_id, str):
+                npcs.add(npc_id)
+                for key in [key for key in node if key not in IDENTITY]:
+                    node[key] = committer.commit(node[key], f"{path}/{_token(key)}")
+                continue
+            stack.extend((child, f"{path}/{_token(key)}") for key, child in node.items())
         elif isinstance(node, list):
             stack.extend((child, f"{path}/{index}") for index, child in enumerate(node))
     for index, change in enumerate(effects):
@@ -58,7 +69,7 @@ def commit_npc_values(
                 change[side] = committer.commit(change[side], f"/effects/{index}/{side}")
     # In path order: one entry's disclosures read the same whichever walk made them.
     committer.disclosures.sort(key=lambda disclosure: disclosure["path"])
-    return request, effects, committer.disclosures
+    return committer.disclosures
 
 
 def is_npc(session: Session, character_id: str, known: set[str] | None = None) -> bool:

@@ -391,7 +391,13 @@ def act(
     context.body = combat.prepare_action(context)
     entry = roll(session, access, registry, rules, context.body)
     recorded = [
-        RecordedEntry(e.seq, e.kind, e.data.get("character_id"), e.result)
+        # As the rules made them: the stored result may hold commitments (FAIR-18).
+        RecordedEntry(
+            e.seq,
+            e.kind,
+            e.data.get("character_id"),
+            e.resolution.result.dump() if e.resolution is not None else e.result,
+        )
         for e in [entry, *entry.triggered]
     ]
     combat.after_action(context, recorded)

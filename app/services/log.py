@@ -349,11 +349,12 @@ def record(
             ) from None
         raise
     request = prepared.request.dump()
+    result = resolution.result.dump()
     effects = [effect.dump() for effect in resolution.effects]
     disclosures = None
     if epoch.hidden_seed is not None:
-        # FAIR-18: NPC sheets the rules read, and their changes, hashed as commitments.
-        request, effects, disclosures = commit_npc_values(session, request, effects)
+        # FAIR-18: what the rules read of NPCs, and their changes, hashed as commitments.
+        disclosures = commit_npc_values(session, request, result, effects)
     entry = append_entry(
         session,
         campaign,
@@ -364,7 +365,7 @@ def record(
         visibility=prepared.visibility,
         request=request,
         draws=[dict(draw) for draw in dice.draws],
-        result=resolution.result.dump(),
+        result=result,
         effects=effects,
         follows=prepared.follows,
         rules=rules.rules_id,

@@ -145,7 +145,10 @@ class CampaignTable:
             self._read(row)
         return [
             FollowUpRecord(
-                seq=row.seq, kind=row.kind, character_id=row.character_id, result=row.result
+                seq=row.seq,
+                kind=row.kind,
+                character_id=row.character_id,
+                result=_opened(row)["result"],
             )
             for row in rows
         ]
@@ -165,22 +168,24 @@ class CampaignTable:
         return [_logged(row) for row in in_scene]
 
 
-def _logged(entry: LogEntry) -> LoggedEntry:
+def _opened(entry: LogEntry) -> dict[str, Any]:
     """The entry as the rules read it: its NPC values opened (FAIR-18), the rules being the
     GM's side of the table."""
     if entry.disclosures:
-        opened = open_commitments(entry.as_entry(), entry.disclosures, canonical_json)
-        request, effects = opened["request"], opened["effects"]
-    else:
-        request, effects = entry.request, entry.effects
+        return open_commitments(entry.as_entry(), entry.disclosures, canonical_json)
+    return {"request": entry.request, "result": entry.result, "effects": entry.effects}
+
+
+def _logged(entry: LogEntry) -> LoggedEntry:
+    opened = _opened(entry)
     fields: dict[str, Any] = {
         "seq": entry.seq,
         "kind": entry.kind,
         "visibility": entry.visibility,
         "actor_id": entry.actor_id,
         "character_id": entry.character_id,
-        "request": request,
-        "result": entry.result,
-        "effects": effects,
+        "request": opened["request"],
+        "result": opened["result"],
+        "effects": opened["effects"],
     }
     return LoggedEntry.model_validate(fields)

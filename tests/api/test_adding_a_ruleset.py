@@ -157,7 +157,9 @@ def test_a_toy_ruleset_is_typed_in_the_openapi_document(coin_client):
     typed, committed = entry["properties"]["request"]["oneOf"]  # committed: FAIR-18
     assert typed["$ref"] == "#/components/schemas/CoinFlipRequest"
     assert committed["$ref"] == "#/components/schemas/CommittedRequest"
-    assert entry["properties"]["result"]["$ref"] == "#/components/schemas/CoinFlipResult"
+    typed, committed = entry["properties"]["result"]["oneOf"]
+    assert typed["$ref"] == "#/components/schemas/CoinFlipResult"
+    assert committed["$ref"] == "#/components/schemas/CommittedResult"
     assert components["CoinFlipRequest"]["properties"]["character"]["$ref"].endswith(
         "/CoinCharacter"
     )

@@ -59,15 +59,15 @@ def test_every_entry_kind_has_its_own_schema_with_typed_request_result_and_effec
     for kind, ref in mapping.items():
         entry = component(document, {"$ref": ref})
         assert entry["properties"]["kind"]["const"] == kind
-        assert_typed_object(document, entry["properties"]["result"], f"{kind} result")
-        request = entry["properties"]["request"]
-        if kind in STRUCTURAL_KINDS:
-            assert_typed_object(document, request, f"{kind} request")
-        else:
-            # FAIR-18: the kind's typed request, or as hashed when it holds commitments.
-            typed, committed = request["oneOf"]
-            assert_typed_object(document, typed, f"{kind} request")
-            assert committed["$ref"].endswith("/CommittedRequest")
+        for part in ("request", "result"):
+            schema = entry["properties"][part]
+            if kind in STRUCTURAL_KINDS:
+                assert_typed_object(document, schema, f"{kind} {part}")
+            else:
+                # FAIR-18: the kind's typed shape, or as hashed when it holds commitments.
+                typed, committed = schema["oneOf"]
+                assert_typed_object(document, typed, f"{kind} {part}")
+                assert committed["$ref"].endswith(f"/Committed{part.title()}")
         effects = entry["properties"]["effects"]
         assert effects["type"] == "array"
         assert_typed_object(document, effects["items"], f"{kind} effects")

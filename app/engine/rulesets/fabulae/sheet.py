@@ -135,7 +135,9 @@ class Sequela(StrictModel):
 class ActiveEffect(StrictModel):
     """FAB-102: a power's numeric effect on its bearer, until the GM ends it or the scene ends."""
 
-    source: str = Field(min_length=1, max_length=40, description="the power id")
+    # A power id, not free text: rolls show it as the source of the dice it adds, and an
+    # NPC's sheet must not reach the players through them (FAIR-18).
+    source: PowerId = Field(description="the power id (FAB-101)")
     caster_id: str | None = Field(default=None, max_length=36)
     scene: int = Field(default=0, ge=0, le=1_000_000)
     armor: int = Field(default=0, ge=-10, le=10, description="extra protection dice")
