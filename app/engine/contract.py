@@ -453,6 +453,7 @@ class Condition(Model):
     rule: str
     skip_turns: int | None = None
     armed: bool | None = None
+    seq: int | None = Field(default=None, description="the entry that set it")
 
 
 class Combatant(Model):

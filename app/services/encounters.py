@@ -26,7 +26,7 @@ from app.engine.contract import (
     acting_character_id,
 )
 from app.engine.registry import Registry, Rules
-from app.models import Character, Encounter, User, utcnow
+from app.models import Character, Encounter, LogEntry, User, utcnow
 from app.models.encounter import CombatantCreate, EncounterCreate
 from app.services.access import (
     CampaignAccess,
@@ -38,6 +38,7 @@ from app.services.access import (
 from app.services.log import SealedEntry, append_entry, record
 from app.services.rolls import roll
 from app.services.table import CampaignTable
+from app.services.views import can_see
 
 
 def _not_found(encounter_id: uuid.UUID) -> NotFound:
@@ -413,6 +414,24 @@ def act(
 # --- views ---------------------------------------------------------------------------------
 
 
+def _hidden_from(session: Session, access: CampaignAccess, encounter: Encounter) -> set[int]:
+    """The seqs of the entries behind the combatants' conditions that the caller may not see."""
+    seqs = {
+        condition["seq"]
+        for combatant in encounter.combatants
+        for condition in combatant["conditions"]
+        if condition.get("seq") is not None
+    }
+    if not seqs:
+        return set()
+    rows = session.exec(
+        select(LogEntry).where(
+            col(LogEntry.campaign_id) == access.campaign.id, col(LogEntry.seq).in_(seqs)
+        )
+    ).all()
+    return {row.seq for row in rows if not can_see(row, access)}
+
+
 def view(
     session: Session, access: CampaignAccess, registry: Registry, encounter: Encounter
 ) -> dict[str, Any]:
@@ -429,8 +448,15 @@ def view(
         ).all()
     }
 
+    hidden = set() if access.is_gm else _hidden_from(session, access, encounter)
+
     def public(combatant: dict[str, Any]) -> dict[str, Any]:
         character = characters.get(combatant["character_id"])
+        if hidden:
+            # FAIR-21: a binding set by an entry the caller may not see (the panic after a
+            # blind roll) would tell its outcome.
+            conditions = [c for c in combatant["conditions"] if c.get("seq") not in hidden]
+            combatant = {**combatant, "conditions": conditions}
         if combatant["kind"] == "npc" and not access.is_gm:
             # FAIR-21: an NPC's sheet is the GM's; its initiative row holds the attributes
             # it was rolled with, and what it spent or is bound by tells its state.

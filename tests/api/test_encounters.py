@@ -555,7 +555,7 @@ def test_fabulae_tenebris_full_fight(
     assert (panic["result"]["score"], panic["result"]["code"]) == (10, "frozen")
     assert by_name(panicked["encounter"])["Bruno"]["conditions"] == [
         # Struck on his own turn: the turn ends now and the next one is lost too.
-        {"code": "frozen", "rule": "FAB-44", "skip_turns": 1, "armed": False}
+        {"code": "frozen", "rule": "FAB-44", "skip_turns": 1, "armed": False, "seq": panic["seq"]}
     ]
     refused = act(
         client, encounter, other_player, bruno, "fabulae.action", **observe(bruno, "fast")
@@ -879,3 +879,32 @@ def test_a_combatant_who_left_and_rejoins_does_not_shift_the_turn(
     encounter = ok(post(client, encounter, "/combatants", gm, fighter(ilona, "pcs")), 201)
     assert by_name(encounter)["Ilona"]["initiative"]["total"] == 10
     assert current(encounter) == "Strigoi"
+
+
+def test_FAIR_21_the_binding_of_a_blind_rolls_panic_shows_only_to_the_gm(
+    client, gm, player, other_player, forced_dice, fab_fight
+):
+    campaign, _, thug, bruno = fab_fight
+    encounter = created(
+        client, campaign, gm, "L'usine", fighter(bruno, "pcs"), fighter(thug, "foes")
+    )
+    forced_dice.push(1, 2)  # Bruno card 1, Thug card 3
+    encounter = initiative(client, encounter, gm)
+    assert current(encounter) == "Bruno"
+    # A 1 on a stress die, panic 6 + 4 = 10: frozen. Rolled blind: the table must not know.
+    forced_dice.push(2, 2, 2, 2, 2, 1, 3, 3, 3)
+    forced_dice.push(6)
+    blind = acted(
+        client,
+        encounter,
+        other_player,
+        bruno,
+        "fabulae.action",
+        visibility="blind",
+        **observe(bruno),
+    )
+    assert blind["entry"]["redacted"] is True
+    gm_sees = by_name(get(client, encounter, gm))["Bruno"]["conditions"]
+    assert [c["code"] for c in gm_sees] == ["frozen"]
+    for caller in (player, other_player):
+        assert by_name(get(client, encounter, caller))["Bruno"]["conditions"] == []

@@ -391,6 +391,8 @@ class FabulaeCombat:
             )
             if condition is None:
                 continue
+            # Its entry may be hidden: whoever may not see it does not see the binding.
+            condition.seq = entry.seq
             for combatant in action.combatants:
                 if combatant.character_id == entry.character_id:
                     combatant.conditions = [*combatant.conditions, condition]
