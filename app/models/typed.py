@@ -80,6 +80,13 @@ def _committed_tag(value: Any) -> str:
     return "committed" if committed else "typed"
 
 
+def _any_of(schema: dict[str, Any]) -> None:
+    """A typed request also fits the open committed shape: JSON Schema's oneOf, which wants
+    exactly one match, would refuse it; anyOf says what the API does (FAIR-18)."""
+    if "oneOf" in schema:
+        schema["anyOf"] = schema.pop("oneOf")
+
+
 def _or_committed(typed: type[BaseModel], committed: type[BaseModel]) -> Any:
     """A kind's request or result, typed; or, when it holds commitments, as hashed."""
     return Annotated[
@@ -292,9 +299,15 @@ def _entry_model(
         kind=(literal(name), ...),
         request=(
             _or_committed(request, CommittedRequest) if committed else request,
-            Field(description="every input the rules used; hidden values committed (FAIR-18)"),
+            Field(
+                description="every input the rules used; hidden values committed (FAIR-18)",
+                json_schema_extra=_any_of,
+            ),
         ),
-        result=(_or_committed(result, CommittedResult) if committed else result, ...),
+        result=(
+            _or_committed(result, CommittedResult) if committed else result,
+            Field(json_schema_extra=_any_of),
+        ),
         effects=(list_of(effect), Field(description="changes applied to sheets")),
         triggered=(
             list_of(triggered) if triggered is not None else NOTHING_TRIGGERED,
