@@ -6,8 +6,10 @@ from itertools import product
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from app.engine.errors import InvalidInput
+from app.engine.rulesets.fabulae.sheet import ActiveEffect
 from tests.engine.fabulae.adapters import (
     pool_of,
     recharges,
@@ -405,3 +407,12 @@ def test_FAB102_the_gm_ends_an_effect():
     assert [e["source"] for e in before] == ["barrier", "deflection"]
     assert [e["source"] for e in after] == ["deflection"] and rule == "FAB-102"
     refused(resolve_end_effect, {**request, "source": "invisibility"}, "FAB-102")
+
+
+def test_FAB_101_FAIR_18_an_active_effect_source_is_a_power_id_on_edits_only() -> None:
+    # Rolls name the source beside the die it adds: free text there would carry an NPC's
+    # secrets to the players. A sheet stored before still reads, so its entries replay.
+    assert ActiveEffect.model_validate({"source": "bolt"}, context={"editing": True}).source
+    with pytest.raises(ValidationError, match="unknown power 'a secret'"):
+        ActiveEffect.model_validate({"source": "a secret"}, context={"editing": True})
+    assert ActiveEffect.model_validate({"source": "a secret"}).source == "a secret"

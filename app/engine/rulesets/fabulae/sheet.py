@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, ValidationInfo, model_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from app.engine.contract import Snapshot
 from app.engine.rulesets.fabulae.labels import POWERS as POWER_LABELS
@@ -136,8 +136,14 @@ class ActiveEffect(StrictModel):
     """FAB-102: a power's numeric effect on its bearer, until the GM ends it or the scene ends."""
 
     # A power id, not free text: rolls show it as the source of the dice it adds, and an
-    # NPC's sheet must not reach the players through them (FAIR-18).
-    source: PowerId = Field(description="the power id (FAB-101)")
+    # NPC's sheet must not reach the players through them (FAIR-18). Checked on edits only:
+    # a sheet stored before, in a character or an entry's request, still reads and replays.
+    source: str = Field(
+        min_length=1,
+        max_length=40,
+        description="the power id (FAB-101)",
+        json_schema_extra={"enum": list(POWERS)},
+    )
     caster_id: str | None = Field(default=None, max_length=36)
     scene: int = Field(default=0, ge=0, le=1_000_000)
     armor: int = Field(default=0, ge=-10, le=10, description="extra protection dice")
@@ -150,6 +156,13 @@ class ActiveEffect(StrictModel):
     melee_damage: int = Field(default=0, ge=-5, le=5)
     net_damage: int = Field(default=0, ge=-5, le=5)
     note: str = Field(default="", max_length=200)
+
+    @field_validator("source")
+    @classmethod
+    def _a_power_when_edited(cls, value: str, info: ValidationInfo) -> str:
+        if editing(info):
+            return _known_power(value)
+        return value
 
 
 class FabulaeSheet(Sheet):
