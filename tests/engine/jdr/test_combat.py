@@ -18,6 +18,7 @@ from tests.engine.jdr.requests import (
     char,
     clock,
     cthulhu_sheet,
+    dice,
     dracula_sheet,
     eff,
     expected_severity,
@@ -28,6 +29,7 @@ from tests.engine.jdr.requests import (
     sheet_for,
     sheet_model,
 )
+from tests.engine.rules import resolve
 
 # --- JDR-30/32/33/36/37: combat -------------------------------------------------------
 
@@ -199,10 +201,11 @@ def test_JDR_35_FAIR_21_holy_water_light_wound_to_vampires_only_no_roll() -> Non
     wound = {"severity": "light", "note": "eau bénite", "cared": False}
     assert resolution.result["severity"] == "light" and resolution.result["hit"] is True
     assert resolution.effects == [eff("wounds", [], [wound], "JDR-35", cid=NPC)]
-    # FAIR-21: on anyone else the vial just breaks, recorded (a refusal would tell the
-    # players the target is no vampire).
+    # FAIR-21, from jdr-express@2: on anyone else the vial just breaks, recorded (a refusal
+    # would tell the players the target is no vampire). Version 1 entries replay refused.
     wolf = {**request, "target": char(dracula_sheet(tags=["werewolf"]), kind="npc", cid=NPC)}
-    broken = run("jdr.holy_water", wolf)
+    broken = resolve("jdr.holy_water", wolf, dice(()), rules="jdr-express@2")
     assert broken.result == {"hit": False, "severity": "no_effect", "label": "Sans effet"}
     assert broken.effects == []
+    refused("jdr.holy_water", wolf, "JDR-35")  # as version 1 did
     refused("jdr.holy_water", {**request, "system": C}, "JDR-35", InvalidInput)

@@ -46,7 +46,9 @@ CTHULHU = System(
 RULESET = Ruleset(
     id="jdr-express",
     name="JDR Express",
-    version=1,
+    # 2: holy water on someone who is no vampire is recorded with no effect, not refused
+    # (JDR-35, FAIR-21).
+    version=2,
     systems=(DRACULA, CTHULHU),
     kinds=(
         ACTION,

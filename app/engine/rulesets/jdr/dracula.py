@@ -373,13 +373,16 @@ def resolve_holy_water(
 ) -> Resolution[JdrHolyWaterResult]:
     """JDR-35 [D]: holy water thrown by hand: a light wound to a vampire, no roll.
 
-    On anyone else it does nothing, and that is recorded, not refused: a refusal would tell
-    the players what the GM keeps hidden, whether the target is a vampire (FAIR-21).
+    From version 2, on anyone else it does nothing, and that is recorded, not refused: a
+    refusal would tell the players what the GM keeps hidden, whether the target is a
+    vampire (FAIR-21). Version 1 refused.
     """
     check_setting(request.system, DRACULA, "JDR-35")
     target = request.target
     sheet = target.sheet
     if "vampire" not in sheet.tags:
+        if version < 2:
+            raise refusal("JDR-35", "holy water harms only vampires (tag the target 'vampire')")
         missed = JdrHolyWaterResult(hit=False, severity="no_effect", label=WOUNDS["no_effect"].fr)
         return Resolution(missed, [])
     if sheet.destroyed:
