@@ -274,9 +274,26 @@ def _rotate(session: Session, access: LockedAccess, epoch: CurrentEpoch) -> None
     access.epoch = open_epoch(session, campaign, access.user.id)
 
 
+# Entries one request may still append (a roll and what it sets off): an epoch this close to
+# the end of its span rotates once the request is done, not in the middle of the next one.
+SPAN_MARGIN = 64
+
+
+def rotate_near_span_end(session: Session, access: LockedAccess) -> None:
+    """FAIR-16 with FAIR-3: an epoch rotates before its span runs out, at the end of a
+    request, so the next epoch's seeds are drawn before any request that will use them is
+    known, and the members may set its client seed first."""
+    epoch = access.epoch
+    if epoch is None or epoch.hidden_seed is None:
+        return
+    if access.campaign.last_seq + 1 >= epoch.opened_seq + SPAN - SPAN_MARGIN:
+        _rotate(session, access, epoch)
+
+
 def epoch_for_next_roll(session: Session, access: LockedAccess) -> CurrentEpoch:
     """The open epoch, rotated first when the next entry would fall past its keyed span
-    (FAIR-16): every hidden entry needs a key its epoch committed to."""
+    (FAIR-16): every hidden entry needs a key its epoch committed to. Requests rotate
+    ahead of that (`rotate_near_span_end`); this is for one longer than the margin."""
     epoch = current_epoch(session, access)
     if epoch.hidden_seed is not None and access.campaign.last_seq + 1 >= epoch.opened_seq + SPAN:
         _rotate(session, access, epoch)

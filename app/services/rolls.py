@@ -13,7 +13,7 @@ from app.engine.contract import at_least_as_hidden
 from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.registry import Registry, Rules
 from app.services.access import LockedAccess
-from app.services.log import SealedEntry, record
+from app.services.log import SealedEntry, record, rotate_near_span_end
 from app.services.table import CampaignTable
 
 
@@ -43,6 +43,7 @@ def roll(
         prepared = dataclasses.replace(prepared, visibility=visibility)
     entry = record(session, access, rules, prepared)
     if kind.after is None or entry.resolution is None:
+        rotate_near_span_end(session, access)
         return entry
     aftermath = kind.after(prepared, entry.resolution, entry.seq)
     for follow_on in aftermath.follow_ons:
@@ -60,6 +61,7 @@ def roll(
                 dataclasses.replace(triggered, follows=entry.seq, visibility=visibility),
             )
         )
+    rotate_near_span_end(session, access)
     if aftermath.refusal is not None:
         refusal = aftermath.refusal
         raise RuleRefusal(refusal.detail, rule=refusal.rule, recorded_seq=entry.seq)

@@ -181,6 +181,43 @@ def test_FAIR_17_the_key_is_not_hashed_so_dropping_it_leaves_the_chain_whole(
     assert "1 not re-derived: hidden entry given without its entry key (FAIR-17)" in output
 
 
+def test_FAIR_16_FAIR_3_an_epoch_near_its_span_end_rotates_after_the_request(
+    client, gm, player, make_campaign, session
+):
+    """The next epoch opens before the request that will draw from it is known, so its
+    seeds cannot be chosen for that request, and the members can set its client seed."""
+    import uuid
+
+    from app.models import User
+    from app.services.access import get_campaign_access
+    from app.services.log import SPAN_MARGIN, append_entry
+
+    campaign = make_campaign(players=(player,))
+    user = session.get(User, uuid.UUID(gm.id))
+    access = get_campaign_access(session, uuid.UUID(campaign["id"]), user, lock=True)
+    last_before_margin = SPAN - SPAN_MARGIN  # seq 4032: the roll that reaches the margin
+    for _ in range(last_before_margin - 2):  # seq 2..4031
+        append_entry(
+            session,
+            access.campaign,
+            kind="client_seed_set",
+            actor_id=user.id,
+            request={"client_seed": ""},
+            result={"client_seed": ""},
+        )
+    session.commit()
+    reaching = roll(client, campaign, player, notation="1d6")
+    assert (reaching["seq"], reaching["epoch"]) == (last_before_margin, 1)
+    view = fairness(client, campaign, player)
+    assert view["past"][0]["last_seq"] == last_before_margin + 1
+    assert view["current"] == {**view["current"], "epoch": 2, "first_seq": last_before_margin + 2}
+    seeded = client.put(
+        url(campaign, "/fairness/client-seed"), json={"client_seed": "ours"}, headers=player.headers
+    )
+    assert seeded.status_code == 200, seeded.text
+    assert roll(client, campaign, player, notation="1d6")["epoch"] == 2
+
+
 def test_FAIR_16_an_epoch_rotates_before_its_span_runs_out(
     client, gm, player, make_campaign, session
 ):
