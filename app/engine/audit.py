@@ -21,8 +21,10 @@ from app.engine.errors import EngineError
 from app.engine.hidden import (
     COMMIT,
     FAIRNESS_VERSION,
+    NPC_IDENTITY,
     check_key,
     has_commitment,
+    is_commitment,
     open_commitments,
 )
 from app.engine.registry import STRUCTURAL_KINDS, Registry
@@ -401,8 +403,38 @@ def _opened(entry: Mapping[str, Any], seq: int) -> Mapping[str, Any] | None:
         except EngineError as exc:
             raise _Stop(seq, exc.detail) from None
     if any(has_commitment(opened[part]) for part in ("request", "result", "effects")):
+        misplaced = misplaced_commitment(entry)
+        if misplaced is not None:
+            raise _Stop(seq, f"a commitment stands where no hidden value may, at {misplaced}")
         return None
     return opened
+
+
+def misplaced_commitment(entry: Mapping[str, Any]) -> str | None:
+    """FAIR-18 hides an NPC's values, nothing else: a commitment may stand only for a value
+    of an object describing an NPC (`kind: "npc"`, beside its identity) or for the before
+    or after of an effect. The path of the first one elsewhere, or None."""
+    stack: list[tuple[Any, str, bool]] = [
+        (entry.get("request"), "/request", False),
+        (entry.get("result"), "/result", False),
+    ]
+    for index, change in enumerate(entry.get("effects") or []):
+        if isinstance(change, Mapping):
+            for key, value in change.items():
+                stack.append((value, f"/effects/{index}/{key}", key in ("before", "after")))
+    while stack:
+        node, path, may_commit = stack.pop()
+        if is_commitment(node):
+            if not may_commit:
+                return path
+            continue
+        if isinstance(node, Mapping):
+            npc = node.get("kind") == "npc"
+            for key, child in node.items():
+                stack.append((child, f"{path}/{key}", npc and key not in NPC_IDENTITY))
+        elif isinstance(node, list):
+            stack.extend((child, f"{path}/{i}", False) for i, child in enumerate(node))
+    return None
 
 
 def _check_draws(

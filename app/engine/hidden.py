@@ -25,6 +25,8 @@ FAIRNESS_VERSION = (
 )
 COMMIT = "$commit"  # FAIR-18: the key of a value replaced by its commitment
 SALT_BYTES = 16
+# What stays readable of an NPC in an entry: who it is and where it stands in an order.
+NPC_IDENTITY = frozenset({"id", "character_id", "name", "kind", "rank"})
 
 
 def entry_key(hidden_seed: bytes, campaign_id: str, epoch: int, seq: int) -> bytes:

@@ -15,7 +15,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.engine.audit import canonical_json
-from app.engine.hidden import COMMIT, SALT_BYTES, value_commitment
+from app.engine.hidden import COMMIT, NPC_IDENTITY, SALT_BYTES, value_commitment
 from app.models import Character
 
 
@@ -32,10 +32,6 @@ class _Committer:
         salt = secrets.token_bytes(SALT_BYTES)
         self.disclosures.append({"path": path, "salt": salt.hex(), "value": value})
         return {COMMIT: value_commitment(salt, canonical_json(value))}
-
-
-# What stays readable of an NPC in an entry: who it is and where it stands in an order.
-IDENTITY = frozenset({"id", "character_id", "name", "kind", "rank"})
 
 
 def commit_npc_values(
@@ -57,7 +53,7 @@ def commit_npc_values(
             npc_id = node.get("id", node.get("character_id"))
             if node.get("kind") == "npc" and isinstance(npc_id, str):
                 npcs.add(npc_id)
-                for key in [key for key in node if key not in IDENTITY]:
+                for key in [key for key in node if key not in NPC_IDENTITY]:
                     node[key] = committer.commit(node[key], f"{path}/{_token(key)}")
                 continue
             stack.extend((child, f"{path}/{_token(key)}") for key, child in node.items())

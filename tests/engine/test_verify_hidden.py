@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine.audit import GENESIS_HASH, canonical_json, redact, seal
+from app.engine.audit import GENESIS_HASH, canonical_json, misplaced_commitment, redact, seal
 from app.engine.dice import HmacDiceStream, commitment
 from app.engine.hidden import KeyTree, open_commitments, value_commitment
 from tests.engine.rules import resolve, verify_log
@@ -185,17 +185,42 @@ def test_FAIR_18_the_value_commitment_vector_opens_in_an_entry():
     }
 
 
-def test_FAIR_18_disclosed_inputs_replay_and_undisclosed_ones_are_counted():
+def test_FAIR_18_disclosed_inputs_replay():
     log = HiddenLog()
     disclosure = committed_roll(log)  # 2
     opened = [log.entries[0], {**log.entries[1], "disclosures": [disclosure]}]
     report = verify_log(opened)
     assert (report.ok, report.replayed) == (True, 1)
+
+
+def test_FAIR_18_a_commitment_hides_only_an_npcs_values():
+    # Undisclosed, a commitment that stands for anything but an NPC's value (here the
+    # notation) would let a forged entry pass unchecked as "not replayed".
+    log = HiddenLog()
+    committed_roll(log)  # 2
     report = verify_log(log.entries)
-    assert (report.ok, report.replayed) == (True, 0)
-    assert report.chain_only == {
-        "not replayed: inputs committed, not disclosed to whoever verifies (FAIR-18)": 1
+    assert report.first_failure is not None and report.first_failure.seq == 2
+    assert report.first_failure.reason == (
+        "a commitment stands where no hidden value may, at /request/notation"
+    )
+
+
+def test_FAIR_18_where_a_commitment_may_stand():
+    commit = {"$commit": "00" * 32}
+    npc = {"id": "n", "name": "Le comte", "kind": "npc", "sheet": commit, "rank": 1}
+    allowed = {
+        "request": {"target": npc, "combatants": [npc]},
+        "result": {"order": [{**npc, "total": commit}]},
+        "effects": [{"character_id": "n", "field": "stress", "before": commit, "after": commit}],
     }
+    assert misplaced_commitment(allowed) is None
+    for entry, path in (
+        ({"request": {"target": {**npc, "name": commit}}}, "/request/target/name"),
+        ({"request": {"target": {**npc, "kind": "pc"}}}, "/request/target/sheet"),
+        ({"result": {"total": commit}}, "/result/total"),
+        ({"effects": [{"character_id": commit}]}, "/effects/0/character_id"),
+    ):
+        assert misplaced_commitment(entry) == path
 
 
 def test_FAIR_18_a_disclosure_that_does_not_open_its_commitment_fails():
