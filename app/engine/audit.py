@@ -216,6 +216,15 @@ class _Epoch:
     hidden_root: str | None = None  # FAIR-16, on epochs opened under fairness 2
 
 
+@dataclass
+class _Seen:
+    """What the walk keeps of earlier entries for the disclosures that name them (FAIR-19):
+    each entry's epoch, and the entries holding commitments, as hashed."""
+
+    epochs: dict[int, int] = field(default_factory=dict)
+    committed: dict[int, Mapping[str, Any]] = field(default_factory=dict)
+
+
 def _is_int(value: Any) -> bool:
     return type(value) is int
 
@@ -264,7 +273,7 @@ def verify_log(
         seeds = revealed_seeds(ordered)
     report = Report()
     epochs: dict[int, _Epoch] = {}
-    entry_epochs: dict[int, int] = {}  # seq → epoch, for disclosures of earlier entries
+    seen = _Seen()
     prev_hash = GENESIS_HASH
     expected_seq = 1
     try:
@@ -280,9 +289,9 @@ def verify_log(
                 report,
                 campaign_id,
                 registry,
-                entry_epochs,
+                seen,
             )
-            entry_epochs[expected_seq] = entry["epoch"]
+            seen.epochs[expected_seq] = entry["epoch"]
             report.entries_checked += 1
             prev_hash = str(entry["hash"])
             expected_seq += 1
@@ -312,7 +321,7 @@ def _check_entry(
     report: Report,
     campaign_id: str | None,
     registry: Registry,
-    entry_epochs: dict[int, int],
+    seen: _Seen,
 ) -> None:
     redacted = entry.get("redacted") is True
     required = REDACTED_FIELDS if redacted else (*CONTENT_FIELDS, *HASH_FIELDS)
@@ -336,6 +345,8 @@ def _check_entry(
         if hashlib.sha256(body).hexdigest() != entry["content_hash"]:
             raise _Stop(seq, "content_hash does not match the entry's content")
         committed = _COMMIT_KEY in body
+        if committed:
+            seen.committed[seq] = entry
     if chain_hash(prev_hash, seq, str(entry["content_hash"])) != entry["hash"]:
         raise _Stop(seq, "hash does not match prev_hash, seq and content_hash")
 
@@ -372,7 +383,7 @@ def _check_entry(
     elif kind == "epoch_closed":
         _check_reveal(seq, epoch_number, epoch, result)
     elif kind == "disclosed":
-        _check_disclosure(seq, epochs, result, entry_epochs)
+        _check_disclosure(seq, epochs, result, seen)
     elif kind not in STRUCTURAL_KINDS:
         if not isinstance(entry["draws"], list) or not isinstance(entry["request"], Mapping):
             raise _Stop(seq, "draws must be a list and request an object")
@@ -476,20 +487,29 @@ def _check_draws(
 
 
 def _check_disclosure(
-    seq: int, epochs: dict[int, _Epoch], result: Mapping[str, Any], entry_epochs: dict[int, int]
+    seq: int, epochs: dict[int, _Epoch], result: Mapping[str, Any], seen: _Seen
 ) -> None:
     """FAIR-19: every key a disclosure publishes leads to its epoch's root, so the disclosed
-    entries' dice are the ones committed when their epoch opened."""
+    entries' dice are the ones committed when their epoch opened; every value it publishes
+    opens the commitment it names (FAIR-18), when that entry was not redacted here."""
     disclosed = result.get("entries")
     if not isinstance(disclosed, list):
         raise _Stop(seq, "a disclosure lists its entries")
     for item in disclosed:
         target = item.get("seq") if isinstance(item, Mapping) else None
-        if not _is_int(target) or target not in entry_epochs:
+        if not _is_int(target) or target not in seen.epochs:
             raise _Stop(seq, f"the disclosure names no earlier entry: {item!r}")
+        values = item.get("disclosures")
+        if values is not None:
+            committed = seen.committed.get(target)
+            if committed is not None:
+                try:
+                    open_commitments(committed, values, canonical_json)
+                except EngineError as exc:
+                    raise _Stop(seq, f"disclosed entry {target}: {exc.detail}") from None
         if item.get("entry_key") is None:
             continue  # an entry from before FAIR-16: disclosed, but keyed by its epoch seed
-        epoch = epochs[entry_epochs[target]]
+        epoch = epochs[seen.epochs[target]]
         if epoch.hidden_root is None:
             raise _Stop(seq, f"entry {target} has a key but its epoch published no root")
         try:

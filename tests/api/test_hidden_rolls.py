@@ -380,3 +380,27 @@ def test_FAIR_18_an_npc_sheet_the_rules_read_is_a_commitment_to_players(
     entries, head = export(client, player, campaign)
     code, output = run_verifier(tmp_path, entries, head)
     assert code == 0 and output.startswith("OK: 3 entries checked, 0 re-derived, 1 replayed")
+
+
+def test_FAIR_19_a_disclosure_publishing_a_false_npc_value_fails_verification(
+    client, gm, player, make_campaign, make_character, tmp_path
+):
+    from app.engine.audit import seal
+    from tests.conftest import FABULAE_SHEET
+
+    campaign = make_campaign("fabulae-tenebris", players=(player,))
+    npc = make_character(campaign, gm, name="Le comte", kind="npc", sheet=FABULAE_SHEET)
+    npc_action(client, campaign, gm, npc)  # 2
+    disclose(client, campaign, gm, seqs=[2])  # 3
+    entries, _ = export(client, player, campaign)
+    content = {
+        k: v for k, v in entries[2].items() if k not in ("prev_hash", "content_hash", "hash")
+    }
+    (item,) = content["result"]["entries"]
+    (value,) = item["disclosures"]
+    sheet = {**value["value"], "note": "a lie"}
+    content["result"] = {"entries": [{**item, "disclosures": [{**value, "value": sheet}]}]}
+    forged = seal(content, entries[1]["hash"])
+    code, output = run_verifier(tmp_path, [*entries[:2], forged], f"3:{forged['hash']}")
+    assert code == 1
+    assert "FAIL at seq 3: disclosed entry 2: FAIR-18: the value disclosed at" in output
