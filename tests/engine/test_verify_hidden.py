@@ -7,12 +7,16 @@ The epoch below uses the hidden seed of fairness.md's vectors, so its root is th
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+from app.engine import audit
 from app.engine.audit import GENESIS_HASH, canonical_json, misplaced_commitment, redact, seal
 from app.engine.dice import HmacDiceStream, commitment
 from app.engine.hidden import KeyTree, open_commitments, value_commitment
+from app.engine.registry import Registry
 from tests.engine.rules import resolve, verify_log
+from tests.toy import coin
 
 CAMPAIGN_ID = "c0ffee00-0000-4000-8000-000000000001"
 SEED = bytes(range(32))
@@ -235,3 +239,34 @@ def test_FAIR_18_a_disclosure_that_does_not_open_its_commitment_fails():
         report = verify_log([log.entries[0], {**log.entries[1], "disclosures": [forged]}])
         assert report.first_failure is not None and report.first_failure.seq == 2
         assert reason in report.first_failure.reason
+
+
+# --- FAIR-20: any entry that draws a die is a roll ------------------------------------------
+
+
+def test_FAIR_20_an_entry_with_draws_freezes_the_client_seed_whatever_its_kind():
+    """A kind that says it is no roll but draws dice still froze the client seed: setting
+    it afterwards fails, as after any roll (FAIR-3)."""
+    quiet = dataclasses.replace(coin.FLIP, is_roll=False)
+    registry = Registry([dataclasses.replace(coin.RULESET, kinds=(quiet,))])
+    log = HiddenLog()
+    seq = len(log.entries) + 1
+    dice = HmacDiceStream(SEED, CAMPAIGN_ID, 1, "", seq)
+    character = {"id": "c1", "name": "Ada", "kind": "pc", "sheet": {"luck": 3}}
+    request = {"system": "coin-flip", "character": character, "call": "heads"}
+    found = registry.for_entry({"kind": "coin.flip", "rules": "coin@1"})
+    resolution = found.kind.resolve(found.kind.parse_request(request), dice, 1)
+    log.append(
+        "coin.flip",
+        rules="coin@1",
+        request=request,
+        draws=[dict(draw) for draw in dice.draws],
+        result=resolution.result.dump(),
+        effects=[effect.dump() for effect in resolution.effects],
+    )
+    log.append("client_seed_set", request={"client_seed": "late"}, result={"client_seed": "late"})
+    report = audit.verify_log(log.entries, registry=registry)
+    assert report.first_failure is not None and report.first_failure.seq == seq + 1
+    assert (
+        report.first_failure.reason == "client seed changed after the epoch's first roll (FAIR-3)"
+    )

@@ -34,7 +34,7 @@ table = combat_table  # the fixture that sets the table of every test here
 # --- FAB-63: grapples ---------------------------------------------------------------------
 
 
-def test_FAB63_grapple_strangle_and_break_free(client, table, gm, player, forced_dice):
+def test_FAB63_FAIR_20_grapple_strangle_and_break_free(client, table, gm, player, forced_dice):
     campaign, ada, thug = table.campaign, table.ada, table.thug
     strangle = body("strangle", attacker_id=thug["id"], target_id=ada["id"], states="now")
     with unchanged(client, gm, campaign, ada, thug):
