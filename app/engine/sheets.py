@@ -16,6 +16,17 @@ from app.engine.errors import InvalidInput
 StrictModel = Model
 
 
+def set_path(sheet: dict[str, Any], path: str, value: Any) -> Any:
+    """Set a dotted path (an effect's `field`) in a sheet; returns the value it replaced."""
+    *parents, leaf = path.split(".")
+    node = sheet
+    for part in parents:
+        node = node.setdefault(part, {})
+    before = node.get(leaf)
+    node[leaf] = value
+    return before
+
+
 def editing(info: ValidationInfo) -> bool:
     """Whether a sheet is validated for an edit (`validate_sheet`), rather than read back
     from storage: only an edit must keep the limits the rules may pass."""

@@ -123,14 +123,16 @@ class DisclosedEntry(SQLModel, table=True):
 
 
 class HeldEffects(SQLModel, table=True):
-    """FAIR-21: the changes a hidden roll made to sheets that members outside its audience
-    read (a player character's), held until the GM applies them (`applied_seq`)."""
+    """FAIR-21: a hidden roll that read player characters' sheets, which every member reads,
+    waits for the GM (`applied_seq`): its changes to them (`effects`, maybe none) are held,
+    and the rules read those sheets again only after the GM applies it."""
 
     __tablename__ = "held_effects"
 
     campaign_id: uuid.UUID = Field(foreign_key="campaign.id", primary_key=True)
     seq: int = Field(primary_key=True)
     effects: list[dict[str, Any]] = json_field()
+    characters: list[str] = json_field(default_factory=list)
     applied_seq: int | None = None
 
 

@@ -74,7 +74,7 @@ def create_character(
     if not access.is_gm:
         _refuse_player_set_resources(system, data.sheet, sheet)
     if system.check_sheet is not None:
-        system.check_sheet(CampaignTable(session, access), None, None, sheet)
+        system.check_sheet(CampaignTable(session, access, for_rolls=False), None, None, sheet)
     character = Character(
         campaign_id=access.campaign.id,
         name=data.name,
@@ -142,7 +142,7 @@ def update_character(
                 "actions or a GM override"
             )
         if system.check_sheet is not None:
-            table = CampaignTable(session, access)
+            table = CampaignTable(session, access, for_rolls=False)
             system.check_sheet(table, str(character.id), character.sheet, sheet)
         _log_sheet_change(session, access, character, sheet, override=bool(overridden))
         character.sheet = sheet

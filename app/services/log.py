@@ -12,7 +12,7 @@ import json
 import logging
 import secrets
 import uuid
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -27,6 +27,7 @@ from app.engine.dice import HmacDiceStream, commitment
 from app.engine.errors import EngineError, RuleRefusal
 from app.engine.hidden import FAIRNESS_VERSION, SPAN
 from app.engine.registry import Registry, Rules
+from app.engine.sheets import set_path
 from app.models import Campaign, Character, HeldEffects, LogEntry, SeedEpoch, utcnow
 from app.models.log import key_attachment
 from app.services.access import (
@@ -338,9 +339,17 @@ def list_epochs(session: Session, campaign: Campaign | LockedCampaign) -> list[S
 
 
 def record(
-    session: Session, access: LockedAccess, rules: Rules, prepared: Prepared[Any]
+    session: Session,
+    access: LockedAccess,
+    rules: Rules,
+    prepared: Prepared[Any],
+    read_players: Sequence[str] = (),
 ) -> SealedEntry:
-    """Run the rules on the campaign's stream for the next seq, log it, apply its effects."""
+    """Run the rules on the campaign's stream for the next seq, log it, apply its effects.
+
+    `read_players` are the player characters whose sheets the rules read: a hidden entry
+    waits for the GM before they are read again (FAIR-21).
+    """
     campaign = access.campaign
     epoch = epoch_for_next_roll(session, access)
     seq = campaign.last_seq + 1
@@ -391,10 +400,13 @@ def record(
         disclosures=disclosures or None,
     )
     applied = resolution.effects
+    held = False
     if epoch.hidden_seed is not None and prepared.visibility != "public":
-        applied = hold_readable_effects(session, campaign, entry.seq, resolution.effects)
+        applied = hold_readable_effects(
+            session, campaign, entry.seq, resolution.effects, read_players
+        )
+        held = bool(read_players) or len(applied) != len(resolution.effects)
     apply_effects(session, campaign, applied)
-    held = len(applied) != len(resolution.effects)
     # FAIR-20: any entry that draws a die is a roll, whatever its kind says.
     if (kind.is_roll or entry.data["draws"]) and epoch.first_roll_seq is None:
         update_current_epoch(session, campaign, epoch, first_roll_seq=entry.seq)
@@ -404,16 +416,29 @@ def record(
 
 
 def hold_readable_effects(
-    session: Session, campaign: LockedCampaign, seq: int, effects: list[Effect]
+    session: Session,
+    campaign: LockedCampaign,
+    seq: int,
+    effects: list[Effect],
+    read_players: Sequence[str],
 ) -> list[Effect]:
     """FAIR-21: a hidden roll's changes to a player character's sheet, which every member
     reads, wait for the GM (`apply_held_effects`); its changes to NPCs, the GM's alone, are
-    applied now. Returns the effects to apply now."""
+    applied now. Returns the effects to apply now.
+
+    The roll waits whenever it read or changed a player character, changes or not: the
+    rules refuse to read those sheets until the GM applies it, and a wait that came only
+    with changes would tell the players the outcome it hides.
+    """
     held = [effect for effect in effects if not is_npc(session, effect.character_id)]
-    if held:
+    characters = sorted({*read_players, *(effect.character_id for effect in held)})
+    if characters:
         session.execute(
             insert(_held_table).values(
-                campaign_id=campaign.id, seq=seq, effects=[effect.dump() for effect in held]
+                campaign_id=campaign.id,
+                seq=seq,
+                effects=[effect.dump() for effect in held],
+                characters=characters,
             )
         )
     return [effect for effect in effects if effect not in held]
@@ -429,6 +454,19 @@ def apply_held_effects(session: Session, access: LockedAccess, seq: int) -> Seal
         raise NotFound(f"entry {seq} holds no effects waiting for the GM")
     if held.applied_seq is not None:
         raise Conflict(f"the effects of entry {seq} were applied at seq {held.applied_seq}")
+    earlier = session.exec(
+        select(HeldEffects)
+        .where(
+            col(HeldEffects.campaign_id) == campaign.id,
+            col(HeldEffects.seq) < seq,
+            col(HeldEffects.applied_seq).is_(None),
+        )
+        .order_by(col(HeldEffects.seq))
+    ).all()
+    for wait in earlier:
+        if set(wait.characters) & set(held.characters):
+            # Its changes were made on the sheets the earlier entry left: in log order.
+            raise Conflict(f"entry {wait.seq} waits for the GM on the same sheets: apply it first")
     effects = [Effect.model_validate(effect) for effect in held.effects]
     try:
         apply_effects(session, campaign, effects)
@@ -453,17 +491,6 @@ def apply_held_effects(session: Session, access: LockedAccess, seq: int) -> Seal
     return entry
 
 
-def _set_path(document: dict[str, Any], path: str, value: Any) -> Any:
-    """Set a dotted path in a sheet; returns the value it replaced."""
-    *parents, leaf = path.split(".")
-    node = document
-    for part in parents:
-        node = node.setdefault(part, {})
-    before = node.get(leaf)
-    node[leaf] = value
-    return before
-
-
 def apply_effects(session: Session, campaign: LockedCampaign, effects: list[Effect]) -> None:
     """Write the rules' sheet changes; each names the value it expects to replace.
 
@@ -479,7 +506,7 @@ def apply_effects(session: Session, campaign: LockedCampaign, effects: list[Effe
                 raise EngineError(f"effect on unknown character {effect.character_id}")
             character.sheet = copy.deepcopy(character.sheet)
             sheets[effect.character_id] = character
-        before = _set_path(character.sheet, effect.field, copy.deepcopy(effect.after))
+        before = set_path(character.sheet, effect.field, copy.deepcopy(effect.after))
         if before != effect.before:
             raise EngineError(
                 f"sheet of {effect.character_id} changed under the rules: {effect.field} was "

@@ -35,20 +35,22 @@ def roll(
         raise InvalidInput(f"{kind.name} is not rolled directly; the service makes it")
     if kind.gm_only is not None:
         access.require_gm(kind.gm_only)
-    table = CampaignTable(session, access)
+    # A follow-up reads the sheets its entry left, held or not (FAIR-21).
+    table = CampaignTable(session, access, released=getattr(body, "follows", None))
     prepared = kind.prepare(body, table)
     # FAIR-21: an entry that carries what hidden entries hold is at least as hidden.
     visibility = at_least_as_hidden(prepared.visibility, table.read_visibility)
     if visibility != prepared.visibility:
         prepared = dataclasses.replace(prepared, visibility=visibility)
-    entry = record(session, access, rules, prepared)
+    entry = record(session, access, rules, prepared, table.read_players)
     if kind.after is None or entry.resolution is None:
         rotate_near_span_end(session, access)
         return entry
     aftermath = kind.after(prepared, entry.resolution, entry.seq)
     for follow_on in aftermath.follow_ons:
         # Prepared now: it reads the sheets as the triggering entry left them.
-        triggered = follow_on.prepare(CampaignTable(session, access))
+        follow_table = CampaignTable(session, access, released=entry.seq)
+        triggered = follow_on.prepare(follow_table)
         follow_rules = registry.sibling(rules, follow_on.kind)
         # FAIR-21: what a hidden roll sets off is at least as hidden (a panic tells a stress
         # die showed 1).
@@ -59,6 +61,7 @@ def roll(
                 access,
                 follow_rules,
                 dataclasses.replace(triggered, follows=entry.seq, visibility=visibility),
+                follow_table.read_players,
             )
         )
     rotate_near_span_end(session, access)

@@ -7,6 +7,7 @@ clock and the options. Every read happens in the roll's transaction, under its l
 
 from __future__ import annotations
 
+import copy
 import uuid
 from collections.abc import Mapping
 from typing import Any, TypeVar
@@ -25,21 +26,24 @@ from app.engine.contract import (
 )
 from app.engine.errors import RuleRefusal
 from app.engine.hidden import open_commitments
-from app.models import Character, LogEntry
+from app.engine.sheets import set_path
+from app.models import Character, HeldEffects, LogEntry
 from app.services.access import CampaignAccess, can_edit_character, get_campaign_character
 from app.services.views import can_see
 
 SnapshotT = TypeVar("SnapshotT", bound=Snapshot)
 
 
-def snapshot(character: Character, model: type[SnapshotT]) -> SnapshotT:
+def snapshot(
+    character: Character, model: type[SnapshotT], sheet: dict[str, Any] | None = None
+) -> SnapshotT:
     """What a rule reads of a character, recorded in the entry so it can be replayed."""
     return model.model_validate(
         {
             "id": str(character.id),
             "name": character.name,
             "kind": character.kind,
-            "sheet": character.sheet,
+            "sheet": character.sheet if sheet is None else sheet,
         }
     )
 
@@ -54,14 +58,32 @@ def _as_uuid(character_id: uuid.UUID | str) -> uuid.UUID:
 
 
 class CampaignTable:
-    """The engine's `Table` for one caller in one campaign."""
+    """The engine's `Table` for one caller in one campaign.
 
-    def __init__(self, session: Session, access: CampaignAccess) -> None:
+    `released` is the entry the request follows up or was set off by: a sheet waiting for
+    that entry's GM (FAIR-21) is read with the entry's held changes, as the rules left it.
+    A sheet check (`for_rolls=False`) reads the sheets as stored: it records nothing.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        access: CampaignAccess,
+        *,
+        released: int | None = None,
+        for_rolls: bool = True,
+    ) -> None:
         self._session = session
         self._access = access
+        self._released = released
+        self._for_rolls = for_rolls
+        self._waits: list[HeldEffects] | None = None
         # FAIR-21: the narrowest visibility among the entries the rules read; the entry they
         # make is at least that hidden, or it would show what those entries hide.
         self.read_visibility: Visibility = "public"
+        # FAIR-21: the player characters whose sheets the rules read; a hidden entry waits
+        # for the GM before the rules read them again.
+        self.read_players: list[str] = []
 
     def _read(self, entry: LogEntry) -> None:
         if entry.visibility == "public" or entry.seq in self._access.disclosed():
@@ -99,14 +121,73 @@ class CampaignTable:
         """The character's row (404 when the campaign has none by that id)."""
         return get_campaign_character(self._session, self._access, _as_uuid(character_id))
 
+    def _read_sheet(self, character: Character, model: type[SnapshotT]) -> SnapshotT:
+        """FAIR-21: a player character's sheet as the rules may read it now.
+
+        A hidden roll that read the sheet waits for the GM; until the GM applies it, only
+        what continues that roll's thread of follow-ups (or was set off by it) reads the
+        sheet, with the changes the GM holds. Every hidden roll that read a player character
+        waits, changed or not, so this refusal tells nothing of a hidden outcome.
+        """
+        if character.kind == "npc" or not self._for_rolls:
+            return snapshot(character, model)
+        character_id = str(character.id)
+        if character_id not in self.read_players:
+            self.read_players.append(character_id)
+        waits = [wait for wait in self._pending() if character_id in wait.characters]
+        if not waits:
+            return snapshot(character, model)
+        if not all(self._in_released_thread(wait.seq) for wait in waits):
+            raise RuleRefusal(
+                f"FAIR-21: {character.name}'s sheet waits for the GM: hidden entry "
+                f"{waits[0].seq} read it, and the GM applies it (POST "
+                f".../log/{waits[0].seq}/apply) before the rules read it again",
+                rule="FAIR-21",
+            )
+        sheet = copy.deepcopy(character.sheet)
+        for wait in waits:
+            for effect in wait.effects:
+                if effect["character_id"] == character_id:
+                    set_path(sheet, str(effect["field"]), copy.deepcopy(effect["after"]))
+        return snapshot(character, model, sheet)
+
+    def _in_released_thread(self, seq: int) -> bool:
+        """Whether the entry is in the thread of follow-ups (FAIR-9) the request continues:
+        the roll it follows, that roll's follow-ups and their own (a ruling, a push)."""
+        return self._released is not None and self._thread_root(seq) == self._thread_root(
+            self._released
+        )
+
+    def _thread_root(self, seq: int) -> int:
+        campaign_id = self._access.campaign.id
+        entry = self._session.get(LogEntry, (campaign_id, seq))
+        while entry is not None and entry.follows is not None:
+            seq = entry.follows
+            entry = self._session.get(LogEntry, (campaign_id, seq))
+        return seq
+
+    def _pending(self) -> list[HeldEffects]:
+        if self._waits is None:
+            self._waits = list(
+                self._session.exec(
+                    select(HeldEffects)
+                    .where(
+                        col(HeldEffects.campaign_id) == self._access.campaign.id,
+                        col(HeldEffects.applied_seq).is_(None),
+                    )
+                    .order_by(col(HeldEffects.seq))
+                ).all()
+            )
+        return self._waits
+
     def acting(self, character_id: uuid.UUID | str, model: type[SnapshotT]) -> SnapshotT:
         character = self.record(character_id)
         if not can_edit_character(self._access, character):
             raise Forbidden(f"you may act only for your own characters, not {character.name}")
-        return snapshot(character, model)
+        return self._read_sheet(character, model)
 
     def character(self, character_id: uuid.UUID | str, model: type[SnapshotT]) -> SnapshotT:
-        return snapshot(self.record(character_id), model)
+        return self._read_sheet(self.record(character_id), model)
 
     def find(self, character_id: uuid.UUID | str, model: type[SnapshotT]) -> SnapshotT | None:
         try:

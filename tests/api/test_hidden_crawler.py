@@ -232,6 +232,13 @@ class Table:
             after = page["next_after_seq"]
         raise AssertionError("the log's pages never ended")
 
+    def apply_waiting(self) -> list[int]:
+        """The GM applies, in log order, every hidden roll waiting for them (FAIR-21)."""
+        waiting = [e["seq"] for e in self.pages(self.gm, "/log", "en") if e.get("effects_held")]
+        for seq in waiting:
+            self.post(self.gm, self.url(f"/log/{seq}/apply"))
+        return waiting
+
     def rotate(self) -> None:
         self.post(self.gm, self.url("/fairness/rotate"))
 
@@ -400,6 +407,7 @@ def test_FAIR_18_21_jdr_dracula_npc_secrets_reach_no_player(
             "visibility": "self",
         },
     )
+    table.apply_waiting()
     # The NPC attacks a PC in secret; the GM then applies what the roll held back (FAIR-21).
     hidden = table.roll(
         gm,
@@ -411,8 +419,8 @@ def test_FAIR_18_21_jdr_dracula_npc_secrets_reach_no_player(
             "visibility": "gm",
         },
     )
-    held = table.url(f"/log/{hidden['seq']}/apply")
-    table.post(gm, held, ok=(201, 404))  # 404: a miss holds nothing back
+    # The players' sheets wait for the GM while a hidden roll that read them is not applied.
+    assert table.apply_waiting() == [hidden["seq"]]
     # The players' hidden rolls: their own actions and plain dice.
     table.roll(
         player,
@@ -434,6 +442,7 @@ def test_FAIR_18_21_jdr_dracula_npc_secrets_reach_no_player(
     )
     dice(table, player, "self")
     dice(table, other_player, "blind")
+    table.apply_waiting()
 
     # An encounter: initiative with the NPC, the NPC acts, a PC strikes back.
     encounter = table.encounter("Col de Borgo", (npc, "foes"), (mihail, "pcs"), (ilona, "pcs"))
@@ -543,6 +552,7 @@ def test_FAIR_18_21_fabulae_npc_secrets_reach_no_player(
             "visibility": "self",
         },
     )
+    table.apply_waiting()
     # The NPC attacks a PC in secret; the GM then applies what the roll held back (FAIR-21).
     hidden = table.roll(
         gm,
@@ -555,8 +565,8 @@ def test_FAIR_18_21_fabulae_npc_secrets_reach_no_player(
             "visibility": "gm",
         },
     )
-    held = table.url(f"/log/{hidden['seq']}/apply")
-    table.post(gm, held, ok=(201, 404))  # 404: a miss holds nothing back
+    # The players' sheets wait for the GM while a hidden roll that read them is not applied.
+    assert table.apply_waiting() == [hidden["seq"]]
     # The players' hidden rolls.
     table.roll(
         player,
@@ -572,6 +582,7 @@ def test_FAIR_18_21_fabulae_npc_secrets_reach_no_player(
     )
     dice(table, player, "self")
     dice(table, other_player, "blind")
+    table.apply_waiting()
 
     # An encounter: initiative with the NPC, the NPC attacks, a PC strikes back and it parries.
     encounter = table.encounter("L'usine", (mihail, "pcs"), (npc, "foes"), (ilona, "pcs"))
@@ -664,6 +675,7 @@ def test_FAIR_18_21_vampire_npc_secrets_reach_no_player(
     table.roll(other_player, action(ilona, "perception", None, visibility="blind"))
     dice(table, player, "self")
     dice(table, other_player, "blind")
+    table.apply_waiting()
 
     # An encounter: initiative with the NPC, the NPC acts, a PC acts on their turn.
     encounter = table.encounter("L'Elysium", (npc, "foes"), (mihail, "pcs"), (ilona, "pcs"))

@@ -207,6 +207,77 @@ def test_FAIR_21_held_effects_refuse_to_overwrite_a_sheet_changed_since(
     assert sheet_of(client, gm, table.ada)["stress"] == 4
 
 
+def apply_held(client, campaign, gm, seq: int):
+    return client.post(url(campaign, f"/log/{seq}/apply"), headers=gm.headers)
+
+
+def test_FAIR_21_a_sheet_a_hidden_roll_read_waits_for_the_gm_before_the_rules_read_it(
+    client, table, gm, player, forced_dice
+):
+    # Read before the GM applies stress 3 → 1, the sheet would show the old stress; read
+    # with it, the next roll would tell the blind roll's sixes.
+    gm_patch(client, gm, table.ada, {"stress": 3})
+    forced_dice.push(6, 6, 2, 2, 2, 2, 3, 4)
+    body = {"kind": "fabulae.stress_resist", "character_id": table.ada["id"]}
+    blind = rolled(client, table.campaign, player, {**body, "visibility": "blind"})
+    with unchanged(client, gm, table.campaign, table.ada):
+        response = post_roll(client, table.campaign, player, body)
+    refusal = assert_refused(response, "FAIR-21")
+    assert f"hidden entry {blind['seq']}" in refusal["detail"]
+    assert f"/log/{blind['seq']}/apply" in refusal["detail"]
+    assert apply_held(client, table.campaign, gm, blind["seq"]).status_code == 201
+    forced_dice.push(6, 2, 2, 2, 2, 2)  # five dice and one stress die now
+    entry = rolled(client, table.campaign, player, body)
+    assert entry["effects"] == [effect(table.ada, "stress", 1, 0, "FAB-43")]
+
+
+def test_FAIR_21_a_hidden_roll_that_changed_nothing_waits_all_the_same(
+    client, table, gm, player, other_player, forced_dice
+):
+    # No sixes, no change: were it not to wait, the next roll going through would tell
+    # every player the blind roll failed.
+    gm_patch(client, gm, table.ada, {"stress": 3})
+    forced_dice.push(2, 2, 2, 2, 2, 2, 3, 4)
+    body = {"kind": "fabulae.stress_resist", "character_id": table.ada["id"]}
+    blind = rolled(client, table.campaign, player, {**body, "visibility": "blind"})
+    (held,) = [e for e in log_entries(client, table.campaign, gm) if e["seq"] == blind["seq"]]
+    assert held["effects"] == [] and held["effects_held"] is True
+    response = post_roll(client, table.campaign, player, body)
+    assert_refused(response, "FAIR-21")
+    # A roll that reads another sheet is not held up.
+    other = {"kind": "fabulae.stress_resist", "character_id": table.bram["id"]}
+    forced_dice.push(2, 2, 2, 2, 2)
+    assert post_roll(client, table.campaign, other_player, other).status_code == 201
+    applied = apply_held(client, table.campaign, gm, blind["seq"])
+    assert applied.status_code == 201 and applied.json()["effects"] == []
+    forced_dice.push(2, 2, 2, 2, 2, 2, 3, 4)
+    assert post_roll(client, table.campaign, player, body).status_code == 201
+
+
+def test_FAIR_21_FAB_31_a_push_of_a_hidden_roll_reads_the_sheet_the_roll_left(
+    client, table, gm, player, forced_dice
+):
+    gm_patch(client, gm, table.ada, {"stress": 3})
+    forced_dice.push(6, 2, 2, 2, 2, 2, 2, 2)
+    body = {"kind": "fabulae.stress_resist", "character_id": table.ada["id"], "visibility": "self"}
+    entry = rolled(client, table.campaign, player, body)
+    assert entry["effects"] == [effect(table.ada, "stress", 3, 2, "FAB-43")]
+    assert entry["effects_held"] is True
+    forced_dice.push(6, 2, 2, 2, 2, 2, 2)
+    push = followed(client, table.campaign, player, "fabulae.push", entry["seq"])
+    # The push reads stress 2 and Destiny as the held roll left them, and waits in turn.
+    assert push["visibility"] == "self" and push["effects_held"] is True
+    assert effect(table.ada, "stress", 2, 1, "FAB-43") in push["effects"]
+    assert sheet_of(client, gm, table.ada)["stress"] == 3
+    # In log order: the push's changes were made on the sheet the roll left.
+    response = apply_held(client, table.campaign, gm, push["seq"])
+    assert_problem(response, 409, f"entry {entry['seq']} waits for the GM")
+    assert apply_held(client, table.campaign, gm, entry["seq"]).status_code == 201
+    assert apply_held(client, table.campaign, gm, push["seq"]).status_code == 201
+    sheet = sheet_of(client, gm, table.ada)
+    assert sheet["stress"] == 1 and sheet["destiny"] == 2
+
+
 @pytest.mark.parametrize(
     ("stress", "first", "pushed", "lowered", "after"),
     [

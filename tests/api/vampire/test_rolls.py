@@ -653,6 +653,21 @@ def test_VAM_30_each_failed_attempt_raises_the_difficulty(client, table, gm, pla
     assert [f["seq"] for f in stored["follow_ups"]] == [second["seq"]]
 
 
+def test_FAIR_21_VAM_30_a_retry_continues_a_self_roll_whose_sheet_waits_for_the_gm(
+    client, table, gm, player, forced_dice
+):
+    campaign, lucien = table.campaign, table.lucien
+    forced_dice.push(*FAIL)
+    first = acted(client, campaign, player, lucien, difficulty=6, visibility="self")
+    assert first["effects_held"] is True
+    # Another roll of Lucien's waits for the GM; the retry continues the roll.
+    with unchanged(client, gm, campaign, lucien):
+        assert_refused(act(client, campaign, player, lucien, difficulty=6), "FAIR-21")
+    forced_dice.push(*FAIL)
+    retry = acted(client, campaign, player, lucien, difficulty=6, retry_of=first["seq"])
+    assert retry["visibility"] == "self" and retry["result"]["retry_penalty"] == 1
+
+
 def test_VAM_30_the_difficulty_never_exceeds_10(client, table, player, forced_dice):
     forced_dice.push(*FAIL)
     previous = acted(client, table.campaign, player, table.lucien, difficulty=9)
@@ -780,13 +795,23 @@ def test_VAM_30_a_retry_raises_the_difficulty_of_the_retried_action(
     assert retry["result"]["difficulty"] == 9  # got 7 (= default 6 + 1)
 
 
-def test_FAIR_13_VAM_30_a_retry_does_not_reveal_a_blind_outcome(client, table, player, forced_dice):
+def apply_waiting(client, campaign, gm, seq: int) -> None:
+    response = client.post(url(campaign, f"/log/{seq}/apply"), headers=gm.headers)
+    assert response.status_code == 201, response.text
+
+
+def test_FAIR_13_VAM_30_a_retry_does_not_reveal_a_blind_outcome(
+    client, table, gm, player, forced_dice
+):
     campaign, lucien = table.campaign, table.lucien
     forced_dice.push(*FAIL)  # all 2s at difficulty 3: a failure
     failed = acted(client, campaign, player, lucien, difficulty=3, visibility="blind")
+    # FAIR-21: Lucien's sheet waits for the GM after each blind roll.
+    apply_waiting(client, campaign, gm, failed["seq"])
     succeeded = acted(
         client, campaign, player, lucien, difficulty=3, take_automatic=True, visibility="blind"
     )
+    apply_waiting(client, campaign, gm, succeeded["seq"])
     assert failed.get("redacted") is True and succeeded.get("redacted") is True
     # Retries that draw no dice (automatic at 3 + penalty), so nothing is left to force.
     answers = [

@@ -72,6 +72,11 @@ class VampireActionCreate(RollBody):
         default=None, description="public by default; a retry keeps its action's visibility"
     )
 
+    @property
+    def follows(self) -> int | None:
+        """The entry this request follows up (FAIR-9): the failed roll it retries."""
+        return self.retry_of
+
 
 class VampireAttempt(Model):
     """An earlier attempt of the action a retry repeats (VAM-30)."""
