@@ -25,6 +25,7 @@ from app.engine.hidden import (
     check_key,
     has_commitment,
     is_commitment,
+    npc_value_paths,
     open_commitments,
 )
 from app.engine.registry import STRUCTURAL_KINDS, Registry
@@ -389,7 +390,7 @@ def _check_entry(
             raise _Stop(seq, "draws must be a list and request an object")
         if entry["draws"]:
             _check_draws(entry, seq, epoch_number, epoch, seeds, report, fairness)
-        opened = _opened(entry, seq) if committed or "disclosures" in entry else entry
+        opened = _opened(entry, seq, registry) if committed or "disclosures" in entry else entry
         if opened is None:
             report.count(report.chain_only, COMMITTED_INPUTS)
             return
@@ -401,7 +402,7 @@ COMMITTED_INPUTS = "not replayed: inputs committed, not disclosed to whoever ver
 _COMMIT_KEY = f'"{COMMIT}":'.encode()
 
 
-def _opened(entry: Mapping[str, Any], seq: int) -> Mapping[str, Any] | None:
+def _opened(entry: Mapping[str, Any], seq: int, registry: Registry) -> Mapping[str, Any] | None:
     """FAIR-18: the entry with its disclosed values in place of their commitments, or None
     while some value it replays with stays committed."""
     disclosures = entry.get("disclosures")
@@ -414,17 +415,32 @@ def _opened(entry: Mapping[str, Any], seq: int) -> Mapping[str, Any] | None:
         except EngineError as exc:
             raise _Stop(seq, exc.detail) from None
     if any(has_commitment(opened[part]) for part in ("request", "result", "effects")):
-        misplaced = misplaced_commitment(entry)
+        misplaced = misplaced_commitment(entry, _npc_values(entry, registry))
         if misplaced is not None:
             raise _Stop(seq, f"a commitment stands where no hidden value may, at {misplaced}")
         return None
     return opened
 
 
-def misplaced_commitment(entry: Mapping[str, Any]) -> str | None:
+def _npc_values(entry: Mapping[str, Any], registry: Registry) -> frozenset[str]:
+    """The result values the entry's kind shows from an NPC's sheet (FAIR-18)."""
+    request, result = entry.get("request"), entry.get("result")
+    if not isinstance(request, Mapping) or not isinstance(result, Mapping):
+        return frozenset()
+    try:
+        declared = registry.for_entry(entry).kind.npc_values
+    except EngineError:
+        return frozenset()  # the replay says why the kind is unknown
+    return frozenset(npc_value_paths(request, result, declared))
+
+
+def misplaced_commitment(
+    entry: Mapping[str, Any], npc_values: frozenset[str] = frozenset()
+) -> str | None:
     """FAIR-18 hides an NPC's values, nothing else: a commitment may stand only for a value
-    of an object describing an NPC (`kind: "npc"`, beside its identity) or for the before
-    or after of an effect. The path of the first one elsewhere, or None."""
+    of an object describing an NPC (`kind: "npc"`, beside its identity), for a value the
+    kind shows from an NPC's sheet (`npc_values`, pointers) or for the before or after of
+    an effect. The path of the first one elsewhere, or None."""
     stack: list[tuple[Any, str, bool]] = [
         (entry.get("request"), "/request", False),
         (entry.get("result"), "/result", False),
@@ -436,7 +452,7 @@ def misplaced_commitment(entry: Mapping[str, Any]) -> str | None:
     while stack:
         node, path, may_commit = stack.pop()
         if is_commitment(node):
-            if not may_commit:
+            if not may_commit and path not in npc_values:
                 return path
             continue
         if isinstance(node, Mapping):

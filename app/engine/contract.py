@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from app.engine.dice import DiceSource
 from app.engine.errors import EngineError, RuleRefusal
+from app.engine.hidden import CharacterValue
 
 Visibility = Literal["public", "gm", "blind", "self"]
 # Who may read an entry, narrowest last: gm and self both reach the roller and the GM.
@@ -288,6 +289,9 @@ class RollKind(Generic[BodyT, RequestT, ResultT]):
     after: Callable[[Prepared[RequestT], Resolution[ResultT], int], Aftermath] | None = None
     triggers: frozenset[str] = frozenset()
     outcome: Callable[[ResultT], Outcome | None] | None = None
+    # FAIR-18: the values its result shows that were read from a character's sheet; an
+    # NPC's are committed, like its sheet, for whoever may not read that sheet.
+    npc_values: tuple[CharacterValue, ...] = ()
 
     def parse_request(self, raw: Mapping[str, Any]) -> RequestT:
         """A stored request, read back into the kind's model (replay, views)."""

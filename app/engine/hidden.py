@@ -187,3 +187,38 @@ def open_commitments(
             raise DiceError(f"FAIR-18: the value disclosed at {path} does not match its commitment")
         node[key] = value
     return opened
+
+
+# A value a rule read from a character and shows in its result (a JDR Defense, a Fabulae
+# pool's attribute): (pattern of the value in the result, pattern of that character in the
+# request). Patterns are JSON pointers where `*` stands for any list index.
+CharacterValue = tuple[str, str]
+
+
+def matches(document: Any, pattern: str) -> list[tuple[str, Any]]:
+    """The (pointer, value) pairs a pattern reaches in a JSON document; absent or null
+    values are not reached."""
+    found: list[tuple[str, Any]] = [("", document)]
+    for token in pattern.strip("/").split("/") if pattern.strip("/") else []:
+        reached: list[tuple[str, Any]] = []
+        for pointer, node in found:
+            if token == "*" and isinstance(node, list):
+                reached.extend((f"{pointer}/{i}", item) for i, item in enumerate(node))
+            elif isinstance(node, Mapping) and token in node:
+                reached.append((f"{pointer}/{token}", node[token]))
+        found = reached
+    return [(pointer, value) for pointer, value in found if value is not None]
+
+
+def npc_value_paths(
+    request: Mapping[str, Any], result: Mapping[str, Any], declared: Sequence[CharacterValue]
+) -> list[str]:
+    """FAIR-18: the pointers (`/result/...`) of the values a kind declares it read from a
+    character, where that character is an NPC. Only identities are read (an NPC keeps its
+    `kind` beside its committed sheet), so the service and every verifier agree."""
+    paths: set[str] = set()
+    for value_pattern, character_pattern in declared:
+        characters = [value for _, value in matches(request, character_pattern)]
+        if any(isinstance(c, Mapping) and c.get("kind") == "npc" for c in characters):
+            paths.update(f"/result{pointer}" for pointer, _ in matches(result, value_pattern))
+    return sorted(paths)

@@ -10,12 +10,20 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from sqlmodel import Session
 
 from app.engine.audit import canonical_json
-from app.engine.hidden import COMMIT, NPC_IDENTITY, SALT_BYTES, value_commitment
+from app.engine.hidden import (
+    COMMIT,
+    NPC_IDENTITY,
+    SALT_BYTES,
+    CharacterValue,
+    npc_value_paths,
+    value_commitment,
+)
 from app.models import Character
 
 
@@ -39,12 +47,21 @@ def commit_npc_values(
     request: dict[str, Any],
     result: dict[str, Any],
     effects: list[dict[str, Any]],
+    npc_values: Sequence[CharacterValue] = (),
 ) -> list[dict[str, Any]]:
     """FAIR-18: in place, every NPC the request or result describes (a sheet the rules read,
     an initiative row) keeps its identity and has every other value committed, and so do
-    the rules' changes to NPCs. Returns the disclosures (path, salt, value) that open them.
+    the values the kind's result shows from an NPC's sheet (`npc_values`) and the rules'
+    changes to NPCs. Returns the disclosures (path, salt, value) that open them.
     """
     committer = _Committer()
+    for path in npc_value_paths(request, result, npc_values):
+        *parents, leaf = path.removeprefix("/result/").split("/")
+        node: Any = result
+        for token in parents:
+            node = node[int(token)] if isinstance(node, list) else node[token]
+        key: Any = int(leaf) if isinstance(node, list) else leaf
+        node[key] = committer.commit(node[key], path)
     npcs: set[str] = set()
     stack: list[tuple[Any, str]] = [(request, "/request"), (result, "/result")]
     while stack:

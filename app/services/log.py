@@ -380,7 +380,7 @@ def record(
     disclosures = None
     if epoch.hidden_seed is not None:
         # FAIR-18: what the rules read of NPCs, and their changes, hashed as commitments.
-        disclosures = commit_npc_values(session, request, result, effects)
+        disclosures = commit_npc_values(session, request, result, effects, kind.npc_values)
     entry = append_entry(
         session,
         campaign,

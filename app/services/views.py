@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 from app.engine.audit import canonical_json, redact
 from app.engine.contract import Language
 from app.engine.errors import EngineError
-from app.engine.hidden import open_commitments
+from app.engine.hidden import has_commitment, open_commitments
 from app.engine.registry import Registry
 from app.models import HeldEffects, LogEntry
 from app.services.access import CampaignAccess
@@ -127,10 +127,35 @@ def public_view(
     view.setdefault("follows", None)
     view.setdefault("follow_ups", [])
     view.setdefault("triggered", [])
-    # The words of a summary are names and outcomes, never a sheet's values: they are made
-    # from the opened request for everyone.
     view["summary"], view["outcome"] = describe(opened, registry, language, entry.typed())
+    if view is full and has_commitment(full):
+        # FAIR-18: the kind's words show what the rules read (« against Defense 13 »); a
+        # caller holding commitments reads the names, the dice and the outcome.
+        view["summary"] = committed_summary(full, view["outcome"])
     return view
+
+
+def committed_summary(entry: dict[str, Any], outcome: dict[str, str] | None) -> str:
+    """« Mihail, Le comte — 6, 6: Blessure légère »: an entry's summary from what every
+    member may read of it, the characters' names, the faces drawn and the outcome."""
+    names: list[str] = []
+    stack: list[Any] = [entry["request"]]
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, dict):
+            name = node.get("name")
+            if node.get("kind") in ("pc", "npc") and isinstance(name, str):
+                if name not in names:
+                    names.append(name)
+                continue
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    words = ", ".join(names) or str(entry["kind"])
+    faces = ", ".join(str(draw["face"]) for draw in entry.get("draws") or [])
+    if faces:
+        words = f"{words} — {faces}"
+    return f"{words}: {outcome['label']}" if outcome else words
 
 
 def roll_view(

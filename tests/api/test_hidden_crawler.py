@@ -216,6 +216,28 @@ class Table:
                 self.get(caller, self.url(f"/log?kind={kind}&limit=200"), language)
             for seq in range(1, max(seqs) + 2):
                 self.get(caller, self.url(f"/rolls/{seq}"), language)
+            self.check_npc_numbers(caller, language)
+
+    def check_npc_numbers(self, caller: Any, language: str) -> None:
+        """FAIR-18: what the rules read of the NPC and show in a result (a Defense, a pool's
+        attribute) is a commitment to the player, and the summary holds no number beyond
+        the faces on the table."""
+        as_gm = {e["seq"]: e for e in self.pages(self.gm, "/log", language)}
+        for entry in self.pages(caller, "/log", language):
+            gm_view = as_gm[entry["seq"]]
+            if entry.get("redacted") or "disclosures" in entry or not gm_view.get("disclosures"):
+                continue
+            where = f"{self.stage}, as {self.who(caller)}: entry {entry['seq']} ({entry['kind']})"
+            for disclosure in gm_view["disclosures"]:
+                node: Any = entry
+                for token in disclosure["path"].strip("/").split("/"):
+                    node = node[int(token)] if isinstance(node, list) else node[token]
+                if set(node) != {"$commit"}:
+                    self.leak(f"{where}: {disclosure['path']}", json.dumps(node), where)
+            faces = {str(draw["face"]) for draw in entry["draws"]}
+            numbers = set(re.findall(r"\d+", entry["summary"]))
+            if not numbers <= faces:
+                self.leak(f"{where}: summary", entry["summary"], where)
 
     def pages(self, caller: Any, listing: str, language: str) -> list[dict[str, Any]]:
         entries: list[dict[str, Any]] = []

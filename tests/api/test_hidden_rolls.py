@@ -354,13 +354,23 @@ def test_FAIR_18_an_npc_sheet_the_rules_read_is_a_commitment_to_players(
     npc = make_character(campaign, gm, name="Le comte", kind="npc", sheet=secret)
     as_gm = npc_action(client, campaign, gm, npc)  # 2: public, the GM's NPC acting
     assert as_gm["request"]["character"]["sheet"]["attributes"]["physique"] == 5
-    (disclosure,) = as_gm["disclosures"]
-    assert disclosure["path"] == "/request/character/sheet"
+    # The sheet, and the pool it made (physique 5 + combat), are the GM's.
+    assert [d["path"] for d in as_gm["disclosures"]] == [
+        "/request/character/sheet",
+        "/result/pool",
+    ]
+    assert as_gm["result"]["pool"]["attribute"] == 5
     as_player = client.get(url(campaign, f"/rolls/{as_gm['seq']}"), headers=player.headers).json()
     assert set(as_player["request"]["character"]["sheet"]) == {"$commit"}
+    assert set(as_player["result"]["pool"]) == {"$commit"}
     assert "disclosures" not in as_player
-    assert as_player["summary"] == as_gm["summary"]  # names and outcome, never the sheet
-    assert as_player["result"] == as_gm["result"]
+    # The dice on the table and the outcome stay everyone's; the summary says nothing more.
+    assert {k: v for k, v in as_player["result"].items() if k != "pool"} == {
+        k: v for k, v in as_gm["result"].items() if k != "pool"
+    }
+    faces = ", ".join(str(face) for face in as_gm["result"]["dice"])
+    label = as_gm["outcome"]["label"]
+    assert as_player["summary"] == f"Le comte — {faces}: {label}"
 
     entries, head = export(client, player, campaign)
     code, output = run_verifier(tmp_path, entries, head)
@@ -376,7 +386,9 @@ def test_FAIR_18_an_npc_sheet_the_rules_read_is_a_commitment_to_players(
     # FAIR-19: once disclosed, everyone reads the values and replays the entry.
     assert disclose(client, campaign, gm, seqs=[as_gm["seq"]]).status_code == 201
     opened = client.get(url(campaign, f"/rolls/{as_gm['seq']}"), headers=player.headers).json()
-    assert opened["request"] == as_gm["request"] and opened["disclosures"] == [disclosure]
+    assert opened["request"] == as_gm["request"] and opened["result"] == as_gm["result"]
+    assert opened["disclosures"] == as_gm["disclosures"]
+    assert opened["summary"] == as_gm["summary"]
     entries, head = export(client, player, campaign)
     code, output = run_verifier(tmp_path, entries, head)
     assert code == 0 and output.startswith("OK: 3 entries checked, 0 re-derived, 1 replayed")
@@ -397,9 +409,11 @@ def test_FAIR_19_a_disclosure_publishing_a_false_npc_value_fails_verification(
         k: v for k, v in entries[2].items() if k not in ("prev_hash", "content_hash", "hash")
     }
     (item,) = content["result"]["entries"]
-    (value,) = item["disclosures"]
+    value, pool = item["disclosures"]
+    assert value["path"] == "/request/character/sheet"
     sheet = {**value["value"], "note": "a lie"}
-    content["result"] = {"entries": [{**item, "disclosures": [{**value, "value": sheet}]}]}
+    disclosures = [{**value, "value": sheet}, pool]
+    content["result"] = {"entries": [{**item, "disclosures": disclosures}]}
     forged = seal(content, entries[1]["hash"])
     code, output = run_verifier(tmp_path, [*entries[:2], forged], f"3:{forged['hash']}")
     assert code == 1

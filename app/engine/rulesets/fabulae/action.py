@@ -147,6 +147,7 @@ def action_summary(
 
 ACTION: RollKind[FabulaeActionCreate, FabulaeActionRequest, FabulaeActionResult] = RollKind(
     name="fabulae.action",
+    npc_values=(("/pool", "/character"),),
     cost=action_cost,
     title="Action roll",
     body=FabulaeActionCreate,
@@ -238,6 +239,10 @@ def opposed_outcome(result: FabulaeOpposition) -> Outcome:
 
 OPPOSED: RollKind[FabulaeOpposedCreate, FabulaeOpposedRequest, FabulaeOpposition] = RollKind(
     name="fabulae.opposed",
+    npc_values=(
+        ("/active/pool", "/active/character"),
+        ("/passive/pool", "/passive/character"),
+    ),
     cost=slow_action,
     title="Opposed roll",
     body=FabulaeOpposedCreate,

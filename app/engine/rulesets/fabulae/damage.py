@@ -402,6 +402,11 @@ def attack_outcome(result: FabulaeAttackResult) -> Outcome:
 
 ATTACK: RollKind[FabulaeAttackCreate, FabulaeAttackRequest, FabulaeAttackResult] = RollKind(
     name="fabulae.attack",
+    npc_values=(
+        ("/pool", "/attacker"),
+        ("/attacks/*/roll/active/pool", "/attacker"),
+        ("/attacks/*/roll/passive/pool", "/target"),
+    ),
     cost=attack_cost,
     title="Attack",
     body=FabulaeAttackCreate,

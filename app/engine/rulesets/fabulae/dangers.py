@@ -205,6 +205,11 @@ def danger_outcome(result: FabulaeDangerResult) -> Outcome:
 
 DANGER: RollKind[FabulaeDangerCreate, FabulaeDangerRequest, FabulaeDangerResult] = RollKind(
     name="fabulae.danger",
+    npc_values=(
+        ("/roll/pool", "/character"),
+        ("/roll/active/pool", "/character"),
+        ("/protection", "/character"),
+    ),
     title="Environmental danger",
     body=FabulaeDangerCreate,
     request=FabulaeDangerRequest,

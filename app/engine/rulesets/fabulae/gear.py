@@ -130,6 +130,10 @@ def repair_summary(
 
 REPAIR: RollKind[FabulaeRepairCreate, FabulaeRepairRequest, FabulaeRepairResult] = RollKind(
     name="fabulae.repair",
+    npc_values=(
+        ("/pool", "/character"),
+        ("/armor_value", "/owner"),
+    ),
     cost=slow_action,
     title="Armor repair",
     body=FabulaeRepairCreate,

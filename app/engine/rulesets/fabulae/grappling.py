@@ -175,6 +175,11 @@ def grapple_outcome(result: FabulaeGrappleResult) -> Outcome:
 
 GRAPPLE: RollKind[FabulaeGrappleCreate, FabulaeGrappleRequest, FabulaeGrappleResult] = RollKind(
     name="fabulae.grapple",
+    npc_values=(
+        ("/pool", "/attacker"),
+        ("/roll/active/pool", "/attacker"),
+        ("/roll/passive/pool", "/target"),
+    ),
     cost=slow_action,
     title="Grapple",
     body=FabulaeGrappleCreate,
@@ -260,6 +265,11 @@ def break_free_outcome(result: FabulaeBreakFreeResult) -> Outcome:
 BREAK_FREE: RollKind[FabulaeBreakFreeCreate, FabulaeBreakFreeRequest, FabulaeBreakFreeResult] = (
     RollKind(
         name="fabulae.break_free",
+        npc_values=(
+            ("/pool", "/character"),
+            ("/roll/active/pool", "/character"),
+            ("/roll/passive/pool", "/holder"),
+        ),
         cost=slow_action,
         title="Break free",
         body=FabulaeBreakFreeCreate,

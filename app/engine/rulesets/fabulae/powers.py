@@ -391,6 +391,11 @@ def power_outcome(result: FabulaePowerResult) -> Outcome:
 
 POWER: RollKind[FabulaePowerCreate, FabulaePowerRequest, FabulaePowerResult] = RollKind(
     name="fabulae.power",
+    npc_values=(
+        ("/roll/pool", "/caster"),
+        ("/roll/active/pool", "/caster"),
+        ("/roll/passive/pool", "/targets/*"),
+    ),
     cost=slow_action,
     title="Power",
     body=FabulaePowerCreate,

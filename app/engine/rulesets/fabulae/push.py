@@ -308,6 +308,11 @@ def push_summary(request: FabulaePushRequest, result: FabulaePushResult, languag
 
 PUSH: RollKind[FabulaePushCreate, FabulaePushRequest, FabulaePushResult] = RollKind(
     name="fabulae.push",
+    npc_values=(
+        ("/pool", "/character"),
+        ("/active/pool", "/action/request/active/character"),
+        ("/passive/pool", "/action/request/passive/character"),
+    ),
     title="Push",
     body=FabulaePushCreate,
     request=FabulaePushRequest,
@@ -407,6 +412,7 @@ def street_rat_summary(
 STREET_RAT: RollKind[FabulaeStreetRatCreate, FabulaeStreetRatRequest, FabulaeStreetRatResult] = (
     RollKind(
         name="fabulae.street_rat",
+        npc_values=(("/pool", "/character"),),
         title="Street rat reroll",
         body=FabulaeStreetRatCreate,
         request=FabulaeStreetRatRequest,

@@ -288,6 +288,7 @@ def recover_outcome(result: FabulaeRecoverResult) -> Outcome | None:
 
 RECOVER: RollKind[FabulaeRecoverCreate, FabulaeRecoverRequest, FabulaeRecoverResult] = RollKind(
     name="fabulae.recover",
+    npc_values=(("/pool", "/healer"),),
     cost=slow_action,
     title="Recovery",
     body=FabulaeRecoverCreate,
@@ -380,6 +381,7 @@ SECOND_WIND: RollKind[
     FabulaeSecondWindCreate, FabulaeSecondWindRequest, FabulaeSecondWindResult
 ] = RollKind(
     name="fabulae.second_wind",
+    npc_values=(("/pool", "/character"),),
     cost=slow_action,
     title="Second wind",
     body=FabulaeSecondWindCreate,

@@ -375,6 +375,7 @@ def death_test_outcome(result: FabulaeDeathTestResult) -> Outcome:
 DEATH_TEST: RollKind[FabulaeDeathTestCreate, FabulaeDeathTestRequest, FabulaeDeathTestResult] = (
     RollKind(
         name="fabulae.death_test",
+        npc_values=(("/pool", "/character"),),
         title="Death test",
         body=FabulaeDeathTestCreate,
         request=FabulaeDeathTestRequest,
@@ -475,6 +476,7 @@ def stabilize_summary(
 STABILIZE: RollKind[FabulaeStabilizeCreate, FabulaeStabilizeRequest, FabulaeStabilizeResult] = (
     RollKind(
         name="fabulae.stabilize",
+        npc_values=(("/pool", "/healer"),),
         cost=slow_action,
         title="Stabilisation",
         body=FabulaeStabilizeCreate,

@@ -232,6 +232,7 @@ def stress_summary(
 
 STRESS: RollKind[FabulaeStressCreate, FabulaeStressRequest, FabulaeStressResult] = RollKind(
     name="fabulae.stress",
+    npc_values=(("/gains/*/gain", "/characters/*"),),
     title="Stress given",
     body=FabulaeStressCreate,
     request=FabulaeStressRequest,
@@ -342,6 +343,7 @@ STRESS_RESIST: RollKind[
     FabulaeStressResistCreate, FabulaeStressResistRequest, FabulaeStressResistResult
 ] = RollKind(
     name="fabulae.stress_resist",
+    npc_values=(("/pool", "/character"),),
     cost=slow_action,
     title="Stress resisted",
     body=FabulaeStressResistCreate,
@@ -455,6 +457,12 @@ def panic_summary(
 
 PANIC_ROLL: RollKind[FabulaePanicCreate, FabulaePanicRequest, FabulaePanicResult] = RollKind(
     name="fabulae.panic",
+    npc_values=(
+        ("/stress", "/character"),
+        ("/modifier", "/character"),
+        ("/score", "/character"),
+        ("/cool_head", "/character"),
+    ),
     title="Panic roll",
     body=FabulaePanicCreate,
     request=FabulaePanicRequest,

@@ -185,6 +185,11 @@ def label_of(found: Outcome) -> Label:
 
 ACTION: RollKind[JdrActionCreate, JdrActionRequest, JdrActionResult] = RollKind(
     name="jdr.action",
+    npc_values=(
+        ("/trait_value", "/character"),
+        ("/talent_bonus", "/character"),
+        ("/total", "/character"),
+    ),
     title="Action roll",
     body=JdrActionCreate,
     request=JdrActionRequest,

@@ -240,6 +240,16 @@ def attack_outcome(result: JdrAttackResult) -> Outcome:
 
 ATTACK: RollKind[JdrAttackCreate, JdrAttackRequest, JdrAttackResult] = RollKind(
     name="jdr.attack",
+    npc_values=(
+        ("/physique", "/attacker"),
+        ("/weapon_bonus", "/attacker"),
+        ("/total", "/attacker"),
+        ("/margin", "/attacker"),
+        ("/defense", "/target"),
+        ("/margin", "/target"),
+        ("/creature_bonuses", "/target"),
+        ("/damage_steps", "/target"),
+    ),
     title="Attack",
     body=JdrAttackCreate,
     request=JdrAttackRequest,

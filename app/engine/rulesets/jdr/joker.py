@@ -237,6 +237,11 @@ def joker_outcome(result: JdrJokerResult) -> Outcome:
 
 JOKER: RollKind[JdrJokerCreate, JdrJokerRequest, JdrJokerResult] = RollKind(
     name="jdr.joker",
+    npc_values=(
+        ("/trait_value", "/character"),
+        ("/talent_bonus", "/character"),
+        ("/total", "/character"),
+    ),
     title="Joker reroll",
     body=JdrJokerCreate,
     request=JdrJokerRequest,

@@ -163,6 +163,10 @@ def mythos_outcome(result: JdrMythosResult) -> Outcome:
 
 MYTHOS_TEST: RollKind[JdrMythosCreate, JdrMythosRequest, JdrMythosResult] = RollKind(
     name="jdr.mythos",
+    npc_values=(
+        ("/mental", "/character"),
+        ("/total", "/character"),
+    ),
     title="Mythos test",
     body=JdrMythosCreate,
     request=JdrMythosRequest,

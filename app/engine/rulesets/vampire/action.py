@@ -412,6 +412,11 @@ def summary(request: VampireActionRequest, result: VampireActionResult, language
 
 ACTION: RollKind[VampireActionCreate, VampireActionRequest, VampireActionResult] = RollKind(
     name="vampire.action",
+    npc_values=(
+        ("/attribute_value", "/character"),
+        ("/ability_value", "/character"),
+        ("/explosive", "/character"),
+    ),
     title="Action roll",
     body=VampireActionCreate,
     request=VampireActionRequest,

@@ -89,6 +89,7 @@ WILLPOWER_RESTORE: RollKind[
     VampireWillpowerRestoreCreate, VampireWillpowerRestoreRequest, VampireWillpowerRestoreResult
 ] = RollKind(
     name="vampire.willpower_restore",
+    npc_values=(("/current", "/character"),),
     title="Willpower restored",
     body=VampireWillpowerRestoreCreate,
     request=VampireWillpowerRestoreRequest,
