@@ -207,7 +207,10 @@ def test_FAB62_a_failed_attack_deals_nothing(client, table, gm, player, forced_d
     forced_dice.push(6, 2, 2, 2, 2, 2, 6, 2, 3, 4)  # 1 six each: Thug dodges (3 + 1)
     entry = rolled(client, campaign, player, attack(ada, thug, "knife", defense="dodge"))
     assert entry["result"]["attacks"][0]["hit"] is False and entry["effects"] == []
-    assert entry["result"]["attacks"][0]["roll"]["passive"]["pool"]["skill"] == 1
+    # FAIR-18: the NPC's pool is the GM's to read.
+    assert committed(entry["result"]["attacks"][0]["roll"]["passive"]["pool"])
+    ruled = get_entry(client, campaign, gm, entry["seq"])
+    assert ruled["result"]["attacks"][0]["roll"]["passive"]["pool"]["skill"] == 1
 
 
 def test_FAB62_FAB64_refused_inputs(client, table, gm, player):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.api.helpers import (
+    get_entry,
     post_roll,
     rolled,
     sheet_of,
@@ -44,10 +45,16 @@ def attack(client, campaign, caller, attacker, target, weapon=None, **extra: Any
     return post_roll(client, campaign, caller, attack_body(attacker, target, weapon, **extra))
 
 
-def attacked(client, campaign, caller, attacker, target, weapon=None, **extra: Any):
+def attacked(
+    client, campaign, caller, attacker, target, weapon=None, read_as=None, **extra: Any
+):
+    """The attack as its caller reads it, or as `read_as` does (the GM reads what the rules
+    read of an NPC target, committed to players: FAIR-18)."""
     response = attack(client, campaign, caller, attacker, target, weapon, **extra)
     assert response.status_code == 201, response.text
-    return response.json()
+    if read_as is None:
+        return response.json()
+    return get_entry(client, campaign, read_as, response.json()["seq"])
 
 
 def holy_water(client, campaign, caller, attacker, target):

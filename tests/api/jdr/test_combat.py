@@ -51,7 +51,7 @@ def test_JDR_30_attack_against_defense_and_margin(
 ):
     new_session(client, dracula, gm)
     forced_dice.push(4, 5)
-    entry = attacked(client, dracula, player, hunter, brigand, {"name": "pistolet", "bonus": 1})
+    entry = attacked(client, dracula, player, hunter, brigand, {"name": "pistolet", "bonus": 1}, read_as=gm)
     assert entry["kind"] == "jdr.attack" and entry["character_id"] == hunter["id"]
     assert [d["face"] for d in entry["draws"]] == [4, 5]
     result = entry["result"]
@@ -65,6 +65,11 @@ def test_JDR_30_attack_against_defense_and_margin(
         {"severity": "serious", "note": "pistolet, marge 8", "cared": False}
     ]
     assert wounds(client, gm, hunter) == []
+    # FAIR-18: the player reads their own numbers, not the NPC's Defense nor the margin
+    # that gives it back.
+    seen = get_entry(client, dracula, player, entry["seq"])["result"]
+    assert seen["physique"] == 3 and seen["total"] == 13 and seen["severity"] == "serious"
+    assert committed(seen["defense"]) and committed(seen["margin"])
 
 
 def test_JDR_30_defense_counts_every_trait_and_the_equipment(
@@ -73,7 +78,7 @@ def test_JDR_30_defense_counts_every_trait_and_the_equipment(
     new_session(client, dracula, gm)
     knight = npc(make_character, dracula, gm, "Boyard en cuirasse", (3, 4, 2), defense_bonus=5)
     forced_dice.push(6, 6)
-    result = attacked(client, dracula, player, hunter, knight)["result"]
+    result = attacked(client, dracula, player, hunter, knight, read_as=gm)["result"]
     assert result["defense"] == 3 + 4 + 2 + 5 == 14
     assert result["total"] == 15 and result["margin"] == 1 and result["severity"] == "light"
 
@@ -106,11 +111,11 @@ def test_JDR_32_damage_bonus_adds_steps_before_the_margin(
 ):
     new_session(client, dracula, gm)
     forced_dice.push(2, 2)
-    plain = attacked(client, dracula, player, hunter, brigand, {"name": "gourdin"})["result"]
+    plain = attacked(client, dracula, player, hunter, brigand, {"name": "gourdin"}, read_as=gm)["result"]
     assert plain["total"] == 7 and plain["margin"] == 2 and plain["damage_steps"] == 0
     forced_dice.push(2, 2)
     sabre = {"name": "sabre de cavalerie", "damage_bonus": 1}
-    result = attacked(client, dracula, player, hunter, brigand, sabre)["result"]
+    result = attacked(client, dracula, player, hunter, brigand, sabre, read_as=gm)["result"]
     assert result["damage_steps"] == 1
     assert result["total"] == 4 + 3 + 1 == 8 and result["margin"] == 3
 
@@ -125,7 +130,7 @@ def test_JDR_32_cthulhu_rifle_adds_two_steps(
     new_session(client, cthulhu, gm)
     forced_dice.push(1, 2)
     rifle = {"name": "fusil de chasse", "damage_bonus": 2}
-    result = attacked(client, cthulhu, player, investigator, cultist, rifle)["result"]
+    result = attacked(client, cthulhu, player, investigator, cultist, rifle, read_as=gm)["result"]
     assert result["damage_steps"] == 2 and result["creature_bonuses"] == []
     assert result["total"] == 3 + 2 + 2 == 7
     assert result["defense"] == 3 and result["margin"] == 4 and result["severity"] == "light"
@@ -148,7 +153,7 @@ def test_JDR_33_margin_reads_the_wound(
     new_session(client, dracula, gm)
     forced_dice.push(*faces)
     entry = attacked(client, dracula, player, hunter, brigand)
-    result = entry["result"]
+    result = get_entry(client, dracula, gm, entry["seq"])["result"]
     assert result["margin"] == margin == sum(faces) + 3 - 5
     assert result["severity"] == severity and result["label"] == label
     assert result["hit"] is (severity is not None)
@@ -172,7 +177,7 @@ def test_JDR_33_negative_margin_is_a_miss(
     new_session(client, dracula, gm)
     knight = npc(make_character, dracula, gm, "Boyard", (4, 4, 4), defense_bonus=3)
     forced_dice.push(2, 3)
-    result = attacked(client, dracula, player, hunter, knight)["result"]
+    result = attacked(client, dracula, player, hunter, knight, read_as=gm)["result"]
     assert result["margin"] == 8 - 15 and result["hit"] is False and result["severity"] is None
     assert wounds(client, gm, knight) == []
 
@@ -210,7 +215,7 @@ def test_JDR_33_a_serious_wound_burdens_the_attacker_until_medical_care(
 def test_JDR_34_advantage_on_an_attack(client, gm, player, dracula, hunter, brigand, forced_dice):
     new_session(client, dracula, gm)
     forced_dice.push(1, 6, 6)
-    entry = attacked(client, dracula, player, hunter, brigand, advantage=True)
+    entry = attacked(client, dracula, player, hunter, brigand, advantage=True, read_as=gm)
     assert len(entry["draws"]) == 3
     result = entry["result"]
     assert result["mode"] == "advantage" and result["kept"] == [False, True, True]
@@ -222,7 +227,7 @@ def test_JDR_34_disadvantage_on_an_attack(
 ):
     new_session(client, dracula, gm)
     forced_dice.push(1, 6, 6)
-    result = attacked(client, dracula, player, hunter, brigand, disadvantage=True)["result"]
+    result = attacked(client, dracula, player, hunter, brigand, disadvantage=True, read_as=gm)["result"]
     assert result["mode"] == "disadvantage" and result["kept"] == [True, True, False]
     assert result["total"] == 7 + 3 and result["margin"] == 5
 
@@ -288,15 +293,15 @@ def test_JDR_36_ash_stake_adds_one_against_the_undead_only(
     ghoul = npc(make_character, dracula, gm, "Goule", (0, 3, 0), tags=["undead"])
     stake = {"name": "pieu de frêne", "tags": ["ash_stake"]}
     forced_dice.push(2, 2)
-    result = attacked(client, dracula, player, hunter, ghoul, stake)["result"]
+    result = attacked(client, dracula, player, hunter, ghoul, stake, read_as=gm)["result"]
     assert result["creature_bonuses"] == [{"rule": "JDR-36", "steps": 1}]
     assert result["damage_steps"] == 1 and result["total"] == 4 + 3 + 1
     forced_dice.push(2, 2)
-    result = attacked(client, dracula, player, hunter, vampire, stake)["result"]
+    result = attacked(client, dracula, player, hunter, vampire, stake, read_as=gm)["result"]
     assert result["creature_bonuses"] == [{"rule": "JDR-36", "steps": 1}]
     assert result["margin"] == 8 - 6
     forced_dice.push(2, 2)
-    result = attacked(client, dracula, player, hunter, brigand, stake)["result"]
+    result = attacked(client, dracula, player, hunter, brigand, stake, read_as=gm)["result"]
     assert result["creature_bonuses"] == [] and result["damage_steps"] == 0
     assert result["total"] == 7
 
@@ -373,16 +378,16 @@ def test_JDR_37_silver_adds_one_against_creatures(
     wolf = npc(make_character, dracula, gm, "Loup-garou", (1, 4, 0), tags=["werewolf"])
     silver = {"name": "dague d'argent", "tags": ["silver"]}
     forced_dice.push(2, 2)
-    result = attacked(client, dracula, player, hunter, wolf, silver)["result"]
+    result = attacked(client, dracula, player, hunter, wolf, silver, read_as=gm)["result"]
     assert result["creature_bonuses"] == [{"rule": "JDR-37", "steps": 1}]
     assert result["total"] == 8 and result["margin"] == 8 - 5
     forced_dice.push(2, 2)
-    result = attacked(client, dracula, player, hunter, brigand, silver)["result"]
+    result = attacked(client, dracula, player, hunter, brigand, silver, read_as=gm)["result"]
     assert result["creature_bonuses"] == [] and result["total"] == 7
     # Silver and ash together against a vampire: both apply.
     forced_dice.push(2, 2)
     both = {"name": "pieu ferré d'argent", "tags": ["ash_stake", "silver"]}
-    result = attacked(client, dracula, player, hunter, vampire, both)["result"]
+    result = attacked(client, dracula, player, hunter, vampire, both, read_as=gm)["result"]
     assert sorted(b["rule"] for b in result["creature_bonuses"]) == ["JDR-36", "JDR-37"]
     assert result["damage_steps"] == 2 and result["total"] == 4 + 3 + 2
 
@@ -397,7 +402,7 @@ def test_JDR_37_creature_weapons_belong_to_the_dracula_setting(
     new_session(client, cthulhu, gm)
     forced_dice.push(2, 2)
     silver = {"name": "dague d'argent", "tags": ["silver"]}
-    result = attacked(client, cthulhu, player, investigator, deep_one, silver)["result"]
+    result = attacked(client, cthulhu, player, investigator, deep_one, silver, read_as=gm)["result"]
     assert result["creature_bonuses"] == [] and result["total"] == 4 + 2
 
 
@@ -407,7 +412,7 @@ def test_JDR_38_gm_tags_a_creature_and_the_weapons_react(
     new_session(client, dracula, gm)
     silver = {"name": "dague d'argent", "tags": ["silver"]}
     forced_dice.push(2, 2)
-    assert attacked(client, dracula, player, hunter, brigand, silver)["result"]["total"] == 7
+    assert attacked(client, dracula, player, hunter, brigand, silver, read_as=gm)["result"]["total"] == 7
     assert_problem(
         client.patch(
             f"{API}/characters/{brigand['id']}",
@@ -426,7 +431,7 @@ def test_JDR_38_gm_tags_a_creature_and_the_weapons_react(
     )
     assert gm_patch(client, gm, brigand, {"tags": ["possessed"]})["tags"] == ["possessed"]
     forced_dice.push(2, 2)
-    result = attacked(client, dracula, player, hunter, brigand, silver)["result"]
+    result = attacked(client, dracula, player, hunter, brigand, silver, read_as=gm)["result"]
     assert result["creature_bonuses"] == [{"rule": "JDR-37", "steps": 1}]
     assert result["total"] == 8
     # Holy water still needs a vampire.

@@ -459,7 +459,6 @@ PANIC_ROLL: RollKind[FabulaePanicCreate, FabulaePanicRequest, FabulaePanicResult
     name="fabulae.panic",
     npc_values=(
         ("/stress", "/character"),
-        ("/modifier", "/character"),
         ("/score", "/character"),
         ("/cool_head", "/character"),
     ),
