@@ -29,7 +29,7 @@ class SystemSummary(BaseModel):
     id: str
     name: str
     ruleset: str = Field(description="the ruleset that runs it, e.g. jdr-express")
-    rules_version: str = Field(description="the version entries record, e.g. jdr-express@2")
+    rules_version: str = Field(description="the version entries record, e.g. jdr-express@3")
 
 
 class SystemsPublic(BaseModel):

@@ -268,7 +268,7 @@ def test_JDR_35_FAIR_21_holy_water_does_nothing_to_the_living_or_other_creatures
         assert response.status_code == 201, response.text
         entry = response.json()
         assert entry["result"] == {"hit": False, "severity": "no_effect", "label": "Sans effet"}
-        assert entry["rules"] == "jdr-express@2"  # version 1 refused it
+        assert entry["rules"] == "jdr-express@3"  # version 1 refused it
         assert entry["effects"] == [] and entry["outcome"] == {
             "code": "no_effect",
             "label": "No effect",

@@ -50,6 +50,24 @@ def test_JDR_33_severity_of_every_margin() -> None:
         assert severity_of(margin) == expected_severity(margin), margin
 
 
+def test_FAIR_18_from_jdr_express_3_an_npcs_wound_on_a_pc_notes_no_margin() -> None:
+    # The margin, beside the public dice and weapon, would give back the NPC's Physique.
+    strong = sheet_for(D, traits={"mental": 2, "physique": 3, "social": 2})
+    request = {
+        **attack_req(D, strong, sheet_for(D), weapon=make_weapon()),
+        "attacker": char(strong, kind="npc", cid=NPC),
+        "target": char(sheet_for(D)),
+    }
+    current = resolve("jdr.attack", request, dice((6, 6)), rules="jdr-express@3")
+    earlier = resolve("jdr.attack", request, dice((6, 6)), rules="jdr-express@2")
+    margin = current.result["margin"]
+    assert margin > 0 and earlier.result == current.result
+    (_, wound) = [e["after"][-1] for e in (earlier.effects[0], current.effects[0])]
+    assert wound["note"] == "Sabre de cavalerie"
+    assert earlier.effects[0]["after"][-1]["note"] == f"Sabre de cavalerie, marge {margin}"
+
+
+
 @pytest.mark.parametrize("system", [D, C])
 def test_JDR_30_JDR_32_JDR_33_attack_margin_and_wound_every_face(system: str) -> None:
     old_wound = {"severity": "light", "note": "ancienne", "cared": False}

@@ -47,8 +47,9 @@ RULESET = Ruleset(
     id="jdr-express",
     name="JDR Express",
     # 2: holy water on someone who is no vampire is recorded with no effect, not refused
-    # (JDR-35, FAIR-21).
-    version=2,
+    # (JDR-35, FAIR-21). 3: the wound an NPC deals notes its weapon, not the margin, which
+    # would give back the NPC's Physique (FAIR-18).
+    version=3,
     systems=(DRACULA, CTHULHU),
     kinds=(
         ACTION,

@@ -197,7 +197,10 @@ def resolve_attack(
         effects.append(effect(target.id, "destroyed", False, True, "JDR-36"))
         return Resolution(result, effects)
     if severity is not None:
-        wound = Wound(severity=severity, note=f"{weapon.name}, marge {margin}", cared=False)
+        note = f"{weapon.name}, marge {margin}"
+        if version >= 3 and attacker.kind == "npc":
+            note = weapon.name  # FAIR-18: the margin and the dice give the NPC's Physique
+        wound = Wound(severity=severity, note=note, cared=False)
         effects.append(wound_effect(target.id, target.sheet, wound, "JDR-33"))
     return Resolution(result, effects)
 
