@@ -146,6 +146,11 @@ class CampaignTable:
             )
         sheet = copy.deepcopy(character.sheet)
         for wait in waits:
+            # What it reads of the held roll makes the entry at least as hidden (FAIR-21):
+            # a public retry beside a self one would show what the self one spent.
+            held_entry = self._session.get(LogEntry, (self._access.campaign.id, wait.seq))
+            if held_entry is not None:
+                self._read(held_entry)
             for effect in wait.effects:
                 if effect["character_id"] == character_id:
                     set_path(sheet, str(effect["field"]), copy.deepcopy(effect["after"]))

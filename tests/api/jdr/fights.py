@@ -45,9 +45,7 @@ def attack(client, campaign, caller, attacker, target, weapon=None, **extra: Any
     return post_roll(client, campaign, caller, attack_body(attacker, target, weapon, **extra))
 
 
-def attacked(
-    client, campaign, caller, attacker, target, weapon=None, read_as=None, **extra: Any
-):
+def attacked(client, campaign, caller, attacker, target, weapon=None, read_as=None, **extra: Any):
     """The attack as its caller reads it, or as `read_as` does (the GM reads what the rules
     read of an NPC target, committed to players: FAIR-18)."""
     response = attack(client, campaign, caller, attacker, target, weapon, **extra)

@@ -51,7 +51,9 @@ def test_JDR_30_attack_against_defense_and_margin(
 ):
     new_session(client, dracula, gm)
     forced_dice.push(4, 5)
-    entry = attacked(client, dracula, player, hunter, brigand, {"name": "pistolet", "bonus": 1}, read_as=gm)
+    entry = attacked(
+        client, dracula, player, hunter, brigand, {"name": "pistolet", "bonus": 1}, read_as=gm
+    )
     assert entry["kind"] == "jdr.attack" and entry["character_id"] == hunter["id"]
     assert [d["face"] for d in entry["draws"]] == [4, 5]
     result = entry["result"]
@@ -111,7 +113,9 @@ def test_JDR_32_damage_bonus_adds_steps_before_the_margin(
 ):
     new_session(client, dracula, gm)
     forced_dice.push(2, 2)
-    plain = attacked(client, dracula, player, hunter, brigand, {"name": "gourdin"}, read_as=gm)["result"]
+    plain = attacked(client, dracula, player, hunter, brigand, {"name": "gourdin"}, read_as=gm)[
+        "result"
+    ]
     assert plain["total"] == 7 and plain["margin"] == 2 and plain["damage_steps"] == 0
     forced_dice.push(2, 2)
     sabre = {"name": "sabre de cavalerie", "damage_bonus": 1}
@@ -227,7 +231,9 @@ def test_JDR_34_disadvantage_on_an_attack(
 ):
     new_session(client, dracula, gm)
     forced_dice.push(1, 6, 6)
-    result = attacked(client, dracula, player, hunter, brigand, disadvantage=True, read_as=gm)["result"]
+    result = attacked(client, dracula, player, hunter, brigand, disadvantage=True, read_as=gm)[
+        "result"
+    ]
     assert result["mode"] == "disadvantage" and result["kept"] == [True, True, False]
     assert result["total"] == 7 + 3 and result["margin"] == 5
 
@@ -412,7 +418,10 @@ def test_JDR_38_gm_tags_a_creature_and_the_weapons_react(
     new_session(client, dracula, gm)
     silver = {"name": "dague d'argent", "tags": ["silver"]}
     forced_dice.push(2, 2)
-    assert attacked(client, dracula, player, hunter, brigand, silver, read_as=gm)["result"]["total"] == 7
+    assert (
+        attacked(client, dracula, player, hunter, brigand, silver, read_as=gm)["result"]["total"]
+        == 7
+    )
     assert_problem(
         client.patch(
             f"{API}/characters/{brigand['id']}",

@@ -116,8 +116,8 @@ class Table:
     npc: dict[str, Any]  # the GM's NPC (the conftest sheet)
 
 
-def make_table(make_campaign, make_character, gm, player, **options: Any) -> Table:
-    campaign = make_campaign(VAM, players=(player,), options=options)
+def make_table(make_campaign, make_character, gm, player, *others: Any, **options: Any) -> Table:
+    campaign = make_campaign(VAM, players=(player, *others), options=options)
     lucien = make_character(campaign, player, sheet=LUCIEN, name="Lucien")
     npc = make_character(campaign, gm, sheet=SHEETS[VAM], kind="npc", name="Prévôt")
     return Table(campaign, lucien, npc)
@@ -666,6 +666,41 @@ def test_FAIR_21_VAM_30_a_retry_continues_a_self_roll_whose_sheet_waits_for_the_
     forced_dice.push(*FAIL)
     retry = acted(client, campaign, player, lucien, difficulty=6, retry_of=first["seq"])
     assert retry["visibility"] == "self" and retry["result"]["retry_penalty"] == 1
+
+
+def test_FAIR_21_a_public_retry_beside_a_held_one_is_as_hidden_and_waits_too(
+    client, make_campaign, make_character, gm, player, other_player, forced_dice
+):
+    table = make_table(make_campaign, make_character, gm, player, other_player)
+    campaign, lucien = table.campaign, table.lucien
+    forced_dice.push(*FAIL)
+    failed = acted(client, campaign, player, lucien, difficulty=6)
+    forced_dice.push(*FAIL)
+    spent = acted(
+        client,
+        campaign,
+        player,
+        lucien,
+        difficulty=6,
+        retry_of=failed["seq"],
+        willpower=True,
+        visibility="self",
+    )
+    assert spent["effects_held"] is True
+    # A second retry of the same roll reads Willpower as the held one left it (4): shown
+    # in public, it would tell every player the self roll spent Willpower.
+    forced_dice.push(*FAIL)
+    again = acted(
+        client, campaign, player, lucien, difficulty=6, retry_of=failed["seq"], willpower=True
+    )
+    assert again["visibility"] == "gm" and again["effects_held"] is True
+    assert again["request"]["character"]["sheet"]["willpower"]["current"] == 4
+    seen = client.get(url(campaign, f"/rolls/{again['seq']}"), headers=other_player.headers)
+    assert seen.json()["redacted"] is True
+    assert willpower_of(client, other_player, lucien)["current"] == 5
+    apply_waiting(client, campaign, gm, spent["seq"])
+    apply_waiting(client, campaign, gm, again["seq"])
+    assert willpower_of(client, gm, lucien)["current"] == 3
 
 
 def test_VAM_30_the_difficulty_never_exceeds_10(client, table, player, forced_dice):

@@ -67,7 +67,6 @@ def test_FAIR_18_from_jdr_express_3_an_npcs_wound_on_a_pc_notes_no_margin() -> N
     assert earlier.effects[0]["after"][-1]["note"] == f"Sabre de cavalerie, marge {margin}"
 
 
-
 @pytest.mark.parametrize("system", [D, C])
 def test_JDR_30_JDR_32_JDR_33_attack_margin_and_wound_every_face(system: str) -> None:
     old_wound = {"severity": "light", "note": "ancienne", "cared": False}
