@@ -10,7 +10,7 @@ from app.engine.registry import SCENE_STARTED, SESSION_STARTED, Registry
 from app.models import Character, utcnow
 from app.models.clock import ClockAdvance
 from app.services.access import CampaignAccess, LockedAccess, update_locked_campaign
-from app.services.log import SealedEntry, record
+from app.services.log import SealedEntry, pending_waits, record
 
 
 def _characters(
@@ -56,6 +56,14 @@ def advance_clock(
     campaign = access.campaign
     if not new_session and campaign.current_session == 0:
         raise Conflict("no session has started yet; POST .../sessions starts the first one")
+    waiting = [wait.seq for wait in pending_waits(session, campaign.id) if wait.characters]
+    if waiting:
+        # FAIR-21: the recharges read and write every sheet, under changes the GM holds.
+        listed = ", ".join(str(seq) for seq in waiting)
+        raise Conflict(
+            f"hidden entries {listed} wait for the GM: apply them (POST .../log/{{seq}}/apply, "
+            "in log order) before the next scene or session, whose recharges read every sheet"
+        )
     rules = registry.in_campaign(campaign.system, SESSION_STARTED if new_session else SCENE_STARTED)
     _, system = registry.system(campaign.system)
     request = ClockRequest(

@@ -444,6 +444,20 @@ def hold_readable_effects(
     return [effect for effect in effects if effect not in held]
 
 
+def pending_waits(session: Session, campaign_id: uuid.UUID) -> list[HeldEffects]:
+    """FAIR-21: the hidden rolls waiting for the GM, in log order."""
+    return list(
+        session.exec(
+            select(HeldEffects)
+            .where(
+                col(HeldEffects.campaign_id) == campaign_id,
+                col(HeldEffects.applied_seq).is_(None),
+            )
+            .order_by(col(HeldEffects.seq))
+        ).all()
+    )
+
+
 def apply_held_effects(session: Session, access: LockedAccess, seq: int) -> SealedEntry:
     """The GM applies the changes a hidden roll made to player characters' sheets: a public
     `effects_applied` entry follows the roll and shows them (FAIR-21)."""
@@ -454,17 +468,8 @@ def apply_held_effects(session: Session, access: LockedAccess, seq: int) -> Seal
         raise NotFound(f"entry {seq} holds no effects waiting for the GM")
     if held.applied_seq is not None:
         raise Conflict(f"the effects of entry {seq} were applied at seq {held.applied_seq}")
-    earlier = session.exec(
-        select(HeldEffects)
-        .where(
-            col(HeldEffects.campaign_id) == campaign.id,
-            col(HeldEffects.seq) < seq,
-            col(HeldEffects.applied_seq).is_(None),
-        )
-        .order_by(col(HeldEffects.seq))
-    ).all()
-    for wait in earlier:
-        if set(wait.characters) & set(held.characters):
+    for wait in pending_waits(session, campaign.id):
+        if wait.seq < seq and set(wait.characters) & set(held.characters):
             # Its changes were made on the sheets the earlier entry left: in log order.
             raise Conflict(f"entry {wait.seq} waits for the GM on the same sheets: apply it first")
     effects = [Effect.model_validate(effect) for effect in held.effects]

@@ -29,6 +29,7 @@ from app.engine.hidden import open_commitments
 from app.engine.sheets import set_path
 from app.models import Character, HeldEffects, LogEntry
 from app.services.access import CampaignAccess, can_edit_character, get_campaign_character
+from app.services.log import pending_waits
 from app.services.views import can_see
 
 SnapshotT = TypeVar("SnapshotT", bound=Snapshot)
@@ -173,16 +174,7 @@ class CampaignTable:
 
     def _pending(self) -> list[HeldEffects]:
         if self._waits is None:
-            self._waits = list(
-                self._session.exec(
-                    select(HeldEffects)
-                    .where(
-                        col(HeldEffects.campaign_id) == self._access.campaign.id,
-                        col(HeldEffects.applied_seq).is_(None),
-                    )
-                    .order_by(col(HeldEffects.seq))
-                ).all()
-            )
+            self._waits = pending_waits(self._session, self._access.campaign.id)
         return self._waits
 
     def acting(self, character_id: uuid.UUID | str, model: type[SnapshotT]) -> SnapshotT:

@@ -20,7 +20,7 @@ from tests.api.jdr.plays import (
     partial_supernatural,
     peril,
 )
-from tests.conftest import DRACULA_SHEET
+from tests.conftest import DRACULA_SHEET, assert_problem
 
 # --- JDR-25/26/27: the Joker du destin -------------------------------------------------------
 
@@ -41,6 +41,30 @@ def test_JDR_25_joker_rerolls_an_action_of_direct_peril_with_new_dice(
     assert result["label"] == "Succès critique"
     assert ("joker", "ready", "spent") in effect_fields(joker)
     assert sheet_of(client, player, mihail)["joker"] == "spent"
+
+
+def test_FAIR_21_JDR_26_a_held_joker_is_applied_before_the_next_session_recharges_it(
+    client, gm, player, dracula, mihail, forced_dice
+):
+    new_session(client, dracula, gm)
+    action = peril(client, dracula, player, mihail, forced_dice, visibility="self")
+    forced_dice.push(5, 6)
+    joker = followed(client, dracula, player, "jdr.joker", action["seq"])
+    assert joker["effects_held"] is True and sheet_of(client, gm, mihail)["joker"] == "ready"
+    # The next session's recharge reads every sheet: the held Joker would be lost in it.
+    sessions = f"/api/v1/campaigns/{dracula['id']}/sessions"
+    before = last_seq(client, dracula, gm)
+    response = client.post(sessions, json={"characters": []}, headers=gm.headers)
+    body = assert_problem(response, 409, f"hidden entries {action['seq']}, {joker['seq']} wait")
+    assert "apply them" in body["detail"] and last_seq(client, dracula, gm) == before
+    for seq in (action["seq"], joker["seq"]):
+        applied = client.post(
+            f"/api/v1/campaigns/{dracula['id']}/log/{seq}/apply", headers=gm.headers
+        )
+        assert applied.status_code == 201, applied.text
+    assert sheet_of(client, gm, mihail)["joker"] == "spent"
+    new_session(client, dracula, gm)
+    assert sheet_of(client, gm, mihail)["joker"] == "ready"  # JDR-26: recharged
 
 
 def test_JDR_25_joker_keeps_the_rolls_advantage(
