@@ -377,6 +377,10 @@ def act(
     if not reaction and not override and (turn_of is None or turn_of["character_id"] != actor_id):
         whose = turn_of["name"] if turn_of else "nobody"
         raise Conflict(f"it is {whose}'s turn, not {actor.name}'s")
+    # FAIR-21 first: the rules of the fight (a panic's binding) read the actor's sheet and
+    # conditions, which a hidden roll may hold; refused by them, the answer would tell it.
+    table = CampaignTable(session, access, released=getattr(body, "follows", None))
+    sheet = table.readable_sheet(_character(session, access, actor_id))
     context = CombatAction(
         kind=rules.kind,
         body=body,
@@ -385,7 +389,7 @@ def act(
         round=encounter.round,
         override=override,
         reaction=reaction,
-        sheet=_character(session, access, actor_id).sheet,
+        sheet=sheet,
     )
     if not reaction and not override:
         combat.check_action(context)

@@ -123,21 +123,25 @@ class CampaignTable:
         return get_campaign_character(self._session, self._access, _as_uuid(character_id))
 
     def _read_sheet(self, character: Character, model: type[SnapshotT]) -> SnapshotT:
-        """FAIR-21: a player character's sheet as the rules may read it now.
+        return snapshot(character, model, self.readable_sheet(character))
 
-        A hidden roll that read the sheet waits for the GM; until the GM applies it, only
-        what continues that roll's thread of follow-ups (or was set off by it) reads the
-        sheet, with the changes the GM holds. Every hidden roll that read a player character
-        waits, changed or not, so this refusal tells nothing of a hidden outcome.
+    def readable_sheet(self, character: Character) -> dict[str, Any]:
+        """FAIR-21: the character's sheet as the rules may read it now.
+
+        A hidden roll that read a player character's sheet waits for the GM; until the GM
+        applies it, only what continues that roll's thread of follow-ups (or was set off by
+        it) reads the sheet, with the changes the GM holds. Every hidden roll that read a
+        player character waits, changed or not, so this refusal tells nothing of a hidden
+        outcome.
         """
         if character.kind == "npc" or not self._for_rolls:
-            return snapshot(character, model)
+            return character.sheet
         character_id = str(character.id)
         if character_id not in self.read_players:
             self.read_players.append(character_id)
         waits = [wait for wait in self._pending() if character_id in wait.characters]
         if not waits:
-            return snapshot(character, model)
+            return character.sheet
         if not all(self._in_released_thread(wait.seq) for wait in waits):
             raise RuleRefusal(
                 f"FAIR-21: {character.name}'s sheet waits for the GM: hidden entry "
@@ -155,7 +159,7 @@ class CampaignTable:
             for effect in wait.effects:
                 if effect["character_id"] == character_id:
                     set_path(sheet, str(effect["field"]), copy.deepcopy(effect["after"]))
-        return snapshot(character, model, sheet)
+        return sheet
 
     def _in_released_thread(self, seq: int) -> bool:
         """Whether the entry is in the thread of follow-ups (FAIR-9) the request continues:

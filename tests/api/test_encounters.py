@@ -881,6 +881,42 @@ def test_a_combatant_who_left_and_rejoins_does_not_shift_the_turn(
     assert current(encounter) == "Strigoi"
 
 
+def test_FAIR_21_a_catatonia_from_a_blind_roll_is_not_told_by_the_next_refusal(
+    client, gm, player, other_player, forced_dice, fab_fight
+):
+    campaign, _, thug, bruno = fab_fight
+    response = client.patch(
+        f"{API}/characters/{bruno['id']}", json={"sheet": {"stress": 9}}, headers=gm.headers
+    )
+    assert response.status_code == 200, response.text
+    encounter = created(
+        client, campaign, gm, "L'usine", fighter(bruno, "pcs"), fighter(thug, "foes")
+    )
+    forced_dice.push(1, 2)  # Bruno card 1, Thug card 3
+    encounter = initiative(client, encounter, gm)
+    # Five dice and nine stress dice, one showing 1: panic 6 + 9 = 15, catatonia (FAB-44),
+    # which forbids every action. Rolled blind.
+    forced_dice.push(2, 2, 2, 2, 2, 1, 3, 3, 3, 3, 3, 3, 3, 3)
+    forced_dice.push(6)
+    blind = acted(
+        client,
+        encounter,
+        other_player,
+        bruno,
+        "fabulae.action",
+        visibility="blind",
+        **observe(bruno),
+    )
+    assert by_name(get(client, encounter, gm))["Bruno"]["conditions"][0]["code"] == "catatonia"
+    encounter = next_turn(client, encounter, gm)
+    encounter = next_turn(client, encounter, gm)
+    assert current(encounter) == "Bruno"
+    # The refusal the table reads is the wait for the GM, not « Bruno is catatonic ».
+    refused = act(client, encounter, other_player, bruno, "fabulae.action", **observe(bruno))
+    body = assert_problem(refused, 409, f"hidden entry {blind['entry']['seq']}")
+    assert body["rule"] == "FAIR-21" and "catatonic" not in body["detail"]
+
+
 def test_FAIR_21_the_binding_of_a_blind_rolls_panic_shows_only_to_the_gm(
     client, gm, player, other_player, forced_dice, fab_fight
 ):
