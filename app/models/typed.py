@@ -111,7 +111,11 @@ class CharacterPublicBase(BaseModel):
         default=False, description="true when the GM keeps this sheet hidden"
     )
     created_at: datetime
-    updated_at: datetime = Field(description="moves whenever the character or its sheet changes")
+    updated_at: datetime = Field(
+        description="moves whenever the character or its sheet changes; for a sheet hidden "
+        "from the caller (an NPC read by a player), its creation time, since when the sheet "
+        "changed would tell what hidden rolls did to it (FAIR-21)"
+    )
 
 
 class Spent(BaseModel):

@@ -226,9 +226,14 @@ def list_characters(
 def character_public(character: Character, access: CampaignAccess) -> dict[str, Any]:
     """A character as the caller may see it: players do not see NPC sheets."""
     hidden = character.kind == "npc" and not access.is_gm
-    return {
+    view = {
         **character.model_dump(exclude={"deleted_at"}),
         "system": access.campaign.system,
         "sheet": {} if hidden else character.sheet,
         "sheet_hidden": hidden,
     }
+    if hidden:
+        # FAIR-21: the stamp moves with the sheet, so it would tell a player that a blind
+        # attack on the NPC wounded it.
+        view["updated_at"] = character.created_at
+    return view

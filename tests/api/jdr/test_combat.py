@@ -74,6 +74,20 @@ def test_JDR_30_attack_against_defense_and_margin(
     assert committed(seen["defense"]) and committed(seen["margin"])
 
 
+def test_FAIR_21_a_blind_hit_on_an_npc_does_not_move_its_stamp_for_players(
+    client, gm, player, dracula, hunter, brigand, forced_dice
+):
+    new_session(client, dracula, gm)
+    path = f"{API}/characters/{brigand['id']}"
+    before = client.get(path, headers=player.headers).json()
+    forced_dice.push(6, 6)
+    attacked(client, dracula, player, hunter, brigand, visibility="blind")
+    as_gm = client.get(path, headers=gm.headers).json()
+    assert as_gm["sheet"]["wounds"] and as_gm["updated_at"] > before["updated_at"]
+    after = client.get(path, headers=player.headers).json()
+    assert after == before and after["updated_at"] == after["created_at"]
+
+
 def test_JDR_30_defense_counts_every_trait_and_the_equipment(
     client, gm, player, dracula, hunter, make_character, forced_dice
 ):
