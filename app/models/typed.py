@@ -353,7 +353,10 @@ def _encounter_model(registry: Registry) -> type[BaseModel]:
         name=(str, ...),
         kind=(CharacterKind, ...),
         side=(str, ...),
-        surprise=(bool, ...),
+        surprise=(
+            bool | None,
+            Field(description="JDR-31a; null for an NPC seen by a player (the GM's, FAIR-18)"),
+        ),
         off_guard=(bool, ...),
         active=(bool, Field(description="false once the combatant left the fight")),
         initiative=(

@@ -466,6 +466,7 @@ def view(
             # it was rolled with, and what it spent or is bound by tells its state.
             return {
                 **combatant,
+                "surprise": None,  # committed in the initiative entry too (FAIR-18)
                 "initiative": None,
                 "spent": {},
                 "conditions": [],

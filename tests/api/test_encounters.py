@@ -137,6 +137,10 @@ def test_jdr_express_full_fight(client, gm, player, other_player, outsider, forc
     assert order(encounter) == ["Strigoi", "Mihail", "Ilona"]
     listed = ok(client.get(f"{API}/campaigns/{campaign['id']}/encounters", headers=player.headers))
     assert listed["count"] == 1 and listed["data"][0]["id"] == encounter["id"]
+    # FAIR-18: the NPC's surprise is the GM's (+2 to its initiative); the PCs' are shown.
+    seen = {c["name"]: c for c in listed["data"][0]["combatants"]}
+    assert seen["Strigoi"]["surprise"] is None and seen["Mihail"]["off_guard"] is True
+    assert by_name(encounter)["Strigoi"]["surprise"] is True  # the GM's view
 
     # Nothing happens before initiative; outsiders see nothing.
     assert_problem(

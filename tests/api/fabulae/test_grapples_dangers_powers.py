@@ -213,6 +213,9 @@ def test_FAB90_butcher_on_a_human_npc(client, table, gm, player, forced_dice):
     forced_dice.push(3, 3, 2)  # 6 + butcher 2 = 8: sprain, 1D6 quarts
     forced_dice.push(1, 1, 5)  # 2 + 2 = 4: stunned, 1D6 rounds
     entry = rolled(client, campaign, player, attack(ada, thug, "knife"))
+    # FAIR-18: the states an NPC's track took are the GM's to read.
+    assert committed(entry["result"]["states_checked"])
+    entry = get_entry(client, campaign, gm, entry["seq"])
     sequelae = [c["sequela"] for c in entry["result"]["states_checked"]]
     assert [(s["modifier"], s["code"], s["duration"]) for s in sequelae] == [
         (2, "sprain", "2 quarts"),

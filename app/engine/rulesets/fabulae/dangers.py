@@ -209,6 +209,8 @@ DANGER: RollKind[FabulaeDangerCreate, FabulaeDangerRequest, FabulaeDangerResult]
         ("/roll/pool", "/character"),
         ("/roll/active/pool", "/character"),
         ("/protection", "/character"),
+        ("/states_checked", "/character"),
+        ("/pending_states", "/character"),
     ),
     title="Environmental danger",
     body=FabulaeDangerCreate,

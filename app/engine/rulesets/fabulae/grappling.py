@@ -336,6 +336,10 @@ def strangle_summary(
 
 STRANGLE: RollKind[FabulaeStrangleCreate, FabulaeStrangleRequest, FabulaeStrangleResult] = RollKind(
     name="fabulae.strangle",
+    npc_values=(
+        ("/states_checked", "/target"),
+        ("/pending_states", "/target"),
+    ),
     cost=slow_action,
     title="Strangle",
     body=FabulaeStrangleCreate,
