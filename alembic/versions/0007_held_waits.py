@@ -29,6 +29,10 @@ def upgrade() -> None:
         "held_effects",
         sa.Column("characters", JSON, nullable=False, server_default=sa.text("'[]'")),
     )
+    op.add_column(
+        "held_effects",
+        sa.Column("sets_off", sa.Boolean(), nullable=False, server_default=sa.false()),
+    )
     held = sa.table(
         "held_effects",
         sa.column("campaign_id", sa.Uuid()),
@@ -47,4 +51,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.execute("ALTER TABLE held_effects DROP COLUMN sets_off")
     op.execute("ALTER TABLE held_effects DROP COLUMN characters")

@@ -133,6 +133,8 @@ class HeldEffects(SQLModel, table=True):
     seq: int = Field(primary_key=True)
     effects: list[dict[str, Any]] = json_field()
     characters: list[str] = json_field(default_factory=list)
+    # Its follow-ons (a panic) are rolled when the GM applies it: their kind would tell.
+    sets_off: bool = False
     applied_seq: int | None = None
 
 

@@ -267,6 +267,19 @@ def _entry_union(registry: Registry) -> Any:
             committed=False,  # it reads no NPC sheet: nothing to commit (FAIR-18)
         )
     full = dict(plain)
+    # FAIR-21: what a hidden roll set off is rolled when the GM applies it.
+    deferred = sorted({name for kind in kinds for name in kind.triggers})
+    if deferred:
+        request, result, effect = STRUCTURAL_SHAPES["effects_applied"]
+        full["effects_applied"] = _entry_model(
+            "effects_applied",
+            "The GM applied a hidden roll: its held changes, then what it set off",
+            request,
+            result,
+            effect,
+            _shown([plain[name] for name in deferred]),
+            committed=False,
+        )
     for kind in kinds:
         if kind.triggers:
             set_off = [plain[name] for name in sorted(kind.triggers)]

@@ -16,11 +16,12 @@ from app.engine.registry import Registry
 from app.models.entries import MAX_SEQ, DisclosureCreate, VerifyPublic
 from app.models.typed import api_models
 from app.routers.common import AcceptLanguage, Limit, SessionRoute, negotiate_language
+from app.services import held as held_service
 from app.services import log as log_service
 from app.services.access import CampaignAccess, get_campaign_access
 from app.services.disclosure import MAX_DISCLOSED, disclose
 from app.services.idempotency import IdempotencyDep, run_idempotent
-from app.services.views import export_view, public_view
+from app.services.views import export_view, public_view, roll_view
 
 NDJSON = "application/x-ndjson"
 HEAD_HEADER = "Log-Head"
@@ -180,12 +181,12 @@ def build(registry: Registry) -> APIRouter:
         idempotency: IdempotencyDep,
         accept_language: AcceptLanguage = None,
     ) -> Response:
-        """Apply a hidden roll's held changes to player characters' sheets (GM only)."""
+        """Apply a hidden roll's held changes to player sheets, then roll what it set off (GM)."""
 
         def work() -> dict[str, Any]:
             access = get_campaign_access(session, campaign_id, user, lock=True)
-            entry = log_service.apply_held_effects(session, access, seq)
-            return public_view(entry, access, registry, negotiate_language(accept_language))
+            entry = held_service.apply_held(session, access, registry, seq)
+            return roll_view(entry, access, registry, negotiate_language(accept_language))
 
         return run_idempotent(session, user, str(campaign_id), idempotency, 201, work)
 

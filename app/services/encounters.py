@@ -415,6 +415,52 @@ def act(
     return entry
 
 
+class _Applied(BaseModel):
+    """The GM's apply, which has no body of its own."""
+
+
+def bind_set_off(
+    session: Session,
+    access: LockedAccess,
+    registry: Registry,
+    seq: int,
+    entries: list[SealedEntry],
+) -> None:
+    """FAIR-21: what a hidden action of an encounter set off, rolled when the GM applied it
+    (a panic), binds its combatant from now on, during whoever's turn it is."""
+    if not entries:
+        return
+    for encounter in session.exec(
+        select(Encounter).where(
+            col(Encounter.campaign_id) == access.campaign.id, col(Encounter.status) == "active"
+        )
+    ).all():
+        item = next((h for h in encounter.history if h["seq"] == seq), None)
+        turn_of = current(encounter)
+        if item is None or turn_of is None:
+            continue
+        combatants = _roster(encounter)
+        actor = next(c for c in combatants if c.character_id == turn_of["character_id"])
+        context = CombatAction(
+            kind=registry.in_campaign(access.campaign.system, item["kind"]).kind,
+            body=_Applied(),
+            actor=actor,
+            combatants=combatants,
+            round=encounter.round,
+            override=False,
+            reaction=True,  # nobody acted: what binds the one whose turn it is stays
+            sheet={},
+        )
+        recorded = [
+            RecordedEntry(e.seq, e.kind, e.data.get("character_id"), e.resolution.result.dump())
+            for e in entries
+            if e.resolution is not None
+        ]
+        combat_of(registry, access).after_action(context, recorded)
+        _keep(encounter, combatants)
+        _save(session, encounter)
+
+
 # --- views ---------------------------------------------------------------------------------
 
 

@@ -344,11 +344,13 @@ def record(
     rules: Rules,
     prepared: Prepared[Any],
     read_players: Sequence[str] = (),
+    actor_id: uuid.UUID | None = None,
 ) -> SealedEntry:
     """Run the rules on the campaign's stream for the next seq, log it, apply its effects.
 
     `read_players` are the player characters whose sheets the rules read: a hidden entry
-    waits for the GM before they are read again (FAIR-21).
+    waits for the GM before they are read again (FAIR-21). `actor_id` is the caller unless
+    the entry carries on another member's roll (a panic it set off, rolled later).
     """
     campaign = access.campaign
     epoch = epoch_for_next_roll(session, access)
@@ -385,7 +387,7 @@ def record(
         session,
         campaign,
         kind=kind.name,
-        actor_id=access.user.id,
+        actor_id=actor_id or access.user.id,
         epoch=epoch.number,
         character_id=uuid.UUID(prepared.character_id) if prepared.character_id else None,
         visibility=prepared.visibility,
@@ -442,6 +444,28 @@ def hold_readable_effects(
             )
         )
     return [effect for effect in effects if effect not in held]
+
+
+def is_held_back(entry: SealedEntry) -> bool:
+    """FAIR-21: a hidden roll under FAIR-16..21, whose consequences wait for the GM."""
+    return entry.visibility != "public" and entry.data.get("fairness") is not None
+
+
+def defer_follow_ons(session: Session, campaign: LockedCampaign, seq: int) -> None:
+    """FAIR-21: what a hidden roll sets off (a panic) is rolled when the GM applies it;
+    logged now, even redacted, its kind would tell the outcome (a stress die showed 1)."""
+    if session.get(HeldEffects, (campaign.id, seq)) is None:
+        session.execute(
+            insert(_held_table).values(
+                campaign_id=campaign.id, seq=seq, effects=[], characters=[], sets_off=True
+            )
+        )
+    else:
+        session.execute(
+            update(_held_table)
+            .where(_held_table.c.campaign_id == campaign.id, _held_table.c.seq == seq)
+            .values(sets_off=True)
+        )
 
 
 def pending_waits(session: Session, campaign_id: uuid.UUID) -> list[HeldEffects]:

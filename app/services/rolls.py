@@ -5,16 +5,33 @@ stream, and the entry, its effects and whatever it set off land in one transacti
 from __future__ import annotations
 
 import dataclasses
+import uuid
+from typing import cast
 
 from pydantic import BaseModel
 from sqlmodel import Session
 
-from app.engine.contract import at_least_as_hidden
+from app.engine.contract import (
+    Aftermath,
+    Effect,
+    LoggedEntry,
+    Prepared,
+    Resolution,
+    Visibility,
+    at_least_as_hidden,
+)
 from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.registry import Registry, Rules
+from app.models import LogEntry
 from app.services.access import LockedAccess
-from app.services.log import SealedEntry, record, rotate_near_span_end
-from app.services.table import CampaignTable
+from app.services.log import (
+    SealedEntry,
+    defer_follow_ons,
+    is_held_back,
+    record,
+    rotate_near_span_end,
+)
+from app.services.table import CampaignTable, logged_entry
 
 
 def create_roll(
@@ -47,25 +64,68 @@ def roll(
         rotate_near_span_end(session, access)
         return entry
     aftermath = kind.after(prepared, entry.resolution, entry.seq)
-    for follow_on in aftermath.follow_ons:
-        # Prepared now: it reads the sheets as the triggering entry left them.
-        follow_table = CampaignTable(session, access, released=entry.seq)
-        triggered = follow_on.prepare(follow_table)
-        follow_rules = registry.sibling(rules, follow_on.kind)
-        # FAIR-21: what a hidden roll sets off is at least as hidden (a panic tells a stress
-        # die showed 1).
-        visibility = at_least_as_hidden(triggered.visibility, prepared.visibility)
-        entry.triggered.append(
-            record(
-                session,
-                access,
-                follow_rules,
-                dataclasses.replace(triggered, follows=entry.seq, visibility=visibility),
-                follow_table.read_players,
-            )
-        )
+    if aftermath.follow_ons and is_held_back(entry):
+        defer_follow_ons(session, access.campaign, entry.seq)
+        entry = dataclasses.replace(entry, effects_held=True)
+    else:
+        entry.triggered.extend(set_off(session, access, registry, rules, entry, aftermath))
     rotate_near_span_end(session, access)
     if aftermath.refusal is not None:
         refusal = aftermath.refusal
         raise RuleRefusal(refusal.detail, rule=refusal.rule, recorded_seq=entry.seq)
     return entry
+
+
+def set_off(
+    session: Session,
+    access: LockedAccess,
+    registry: Registry,
+    rules: Rules,
+    trigger: LoggedEntry | SealedEntry,
+    aftermath: Aftermath,
+) -> list[SealedEntry]:
+    """Record what a roll set off (FAB-42's panic), each following it: at once, or for a
+    hidden roll when the GM applies it (FAIR-21), as the roller's."""
+    entries = []
+    for follow_on in aftermath.follow_ons:
+        # Prepared now: it reads the sheets as the triggering entry left them.
+        follow_table = CampaignTable(session, access, released=trigger.seq)
+        triggered = follow_on.prepare(follow_table)
+        follow_rules = registry.sibling(rules, follow_on.kind)
+        # FAIR-21: what a hidden roll sets off is at least as hidden.
+        visibility = at_least_as_hidden(triggered.visibility, cast(Visibility, trigger.visibility))
+        entries.append(
+            record(
+                session,
+                access,
+                follow_rules,
+                dataclasses.replace(triggered, follows=trigger.seq, visibility=visibility),
+                follow_table.read_players,
+                actor_id=uuid.UUID(str(trigger.actor_id)),
+            )
+        )
+    return entries
+
+
+def set_off_when_applied(
+    session: Session, access: LockedAccess, registry: Registry, seq: int
+) -> list[SealedEntry]:
+    """FAIR-21: the follow-ons a hidden roll set off, rolled once the GM applied it, from
+    the roll as it was logged (its rules replay it the same way)."""
+    stored = session.get(LogEntry, (access.campaign.id, seq))
+    assert stored is not None
+    trigger = logged_entry(stored)
+    rules = registry.for_entry(stored.as_entry())
+    kind = rules.kind
+    assert kind.after is not None
+    prepared = Prepared(
+        kind.parse_request(trigger.request),
+        character_id=trigger.character_id,
+        visibility=trigger.visibility,
+        follows=stored.follows,
+    )
+    resolution = Resolution(
+        kind.parse_result(trigger.result),
+        [Effect.model_validate(effect) for effect in trigger.effects],
+    )
+    return set_off(session, access, registry, rules, trigger, kind.after(prepared, resolution, seq))

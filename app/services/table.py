@@ -212,7 +212,7 @@ class CampaignTable:
                 rule="FAIR-13",
             )
         self._read(entry)
-        return _logged(entry)
+        return logged_entry(entry)
 
     def follow_ups(self, seq: int) -> list[FollowUpRecord]:
         rows = self._session.exec(
@@ -247,7 +247,7 @@ class CampaignTable:
         in_scene = [row for row in rows if row.request.get("scene") == self.scene]
         for row in in_scene:
             self._read(row)
-        return [_logged(row) for row in in_scene]
+        return [logged_entry(row) for row in in_scene]
 
 
 def _opened(entry: LogEntry) -> dict[str, Any]:
@@ -258,7 +258,8 @@ def _opened(entry: LogEntry) -> dict[str, Any]:
     return {"request": entry.request, "result": entry.result, "effects": entry.effects}
 
 
-def _logged(entry: LogEntry) -> LoggedEntry:
+def logged_entry(entry: LogEntry) -> LoggedEntry:
+    """A stored entry as the rules read it (its NPC values opened)."""
     opened = _opened(entry)
     fields: dict[str, Any] = {
         "seq": entry.seq,

@@ -885,6 +885,12 @@ def test_a_combatant_who_left_and_rejoins_does_not_shift_the_turn(
     assert current(encounter) == "Strigoi"
 
 
+def apply_held(client, campaign, gm, seq: int) -> dict[str, Any]:
+    return ok(
+        client.post(f"{API}/campaigns/{campaign['id']}/log/{seq}/apply", headers=gm.headers), 201
+    )
+
+
 def test_FAIR_21_a_catatonia_from_a_blind_roll_is_not_told_by_the_next_refusal(
     client, gm, player, other_player, forced_dice, fab_fight
 ):
@@ -898,10 +904,8 @@ def test_FAIR_21_a_catatonia_from_a_blind_roll_is_not_told_by_the_next_refusal(
     )
     forced_dice.push(1, 2)  # Bruno card 1, Thug card 3
     encounter = initiative(client, encounter, gm)
-    # Five dice and nine stress dice, one showing 1: panic 6 + 9 = 15, catatonia (FAB-44),
-    # which forbids every action. Rolled blind.
+    # Five dice and nine stress dice, one showing 1. Rolled blind.
     forced_dice.push(2, 2, 2, 2, 2, 1, 3, 3, 3, 3, 3, 3, 3, 3)
-    forced_dice.push(6)
     blind = acted(
         client,
         encounter,
@@ -911,13 +915,16 @@ def test_FAIR_21_a_catatonia_from_a_blind_roll_is_not_told_by_the_next_refusal(
         visibility="blind",
         **observe(bruno),
     )
+    # The GM applies it: panic 6 + 9 = 15, catatonia (FAB-44), which forbids every action.
+    forced_dice.push(6)
+    (panic,) = apply_held(client, campaign, gm, blind["entry"]["seq"])["triggered"]
     assert by_name(get(client, encounter, gm))["Bruno"]["conditions"][0]["code"] == "catatonia"
     encounter = next_turn(client, encounter, gm)
     encounter = next_turn(client, encounter, gm)
     assert current(encounter) == "Bruno"
     # The refusal the table reads is the wait for the GM, not « Bruno is catatonic ».
     refused = act(client, encounter, other_player, bruno, "fabulae.action", **observe(bruno))
-    body = assert_problem(refused, 409, f"hidden entry {blind['entry']['seq']}")
+    body = assert_problem(refused, 409, f"hidden entry {panic['seq']}")
     assert body["rule"] == "FAIR-21" and "catatonic" not in body["detail"]
 
 
@@ -931,9 +938,9 @@ def test_FAIR_21_the_binding_of_a_blind_rolls_panic_shows_only_to_the_gm(
     forced_dice.push(1, 2)  # Bruno card 1, Thug card 3
     encounter = initiative(client, encounter, gm)
     assert current(encounter) == "Bruno"
-    # A 1 on a stress die, panic 6 + 4 = 10: frozen. Rolled blind: the table must not know.
+    # A 1 on a stress die, rolled blind: the table must not know, so the panic waits for
+    # the GM, and nothing binds Bruno yet.
     forced_dice.push(2, 2, 2, 2, 2, 1, 3, 3, 3)
-    forced_dice.push(6)
     blind = acted(
         client,
         encounter,
@@ -944,7 +951,15 @@ def test_FAIR_21_the_binding_of_a_blind_rolls_panic_shows_only_to_the_gm(
         **observe(bruno),
     )
     assert blind["entry"]["redacted"] is True
+    assert by_name(get(client, encounter, gm))["Bruno"]["conditions"] == []
+    kinds = f"{API}/campaigns/{campaign['id']}/log?kind=fabulae.panic"
+    assert ok(client.get(kinds, headers=gm.headers))["data"] == []
+    # The GM applies it: panic 6 + 4 = 10, frozen, during Thug's turn.
+    encounter = next_turn(client, encounter, gm)
+    forced_dice.push(6)
+    (panic,) = apply_held(client, campaign, gm, blind["entry"]["seq"])["triggered"]
+    assert (panic["kind"], panic["visibility"]) == ("fabulae.panic", "blind")
     gm_sees = by_name(get(client, encounter, gm))["Bruno"]["conditions"]
-    assert [c["code"] for c in gm_sees] == ["frozen"]
+    assert [(c["code"], c["seq"]) for c in gm_sees] == [("frozen", panic["seq"])]
     for caller in (player, other_player):
         assert by_name(get(client, encounter, caller))["Bruno"]["conditions"] == []

@@ -255,11 +255,18 @@ class Table:
         raise AssertionError("the log's pages never ended")
 
     def apply_waiting(self) -> list[int]:
-        """The GM applies, in log order, every hidden roll waiting for them (FAIR-21)."""
-        waiting = [e["seq"] for e in self.pages(self.gm, "/log", "en") if e.get("effects_held")]
-        for seq in waiting:
-            self.post(self.gm, self.url(f"/log/{seq}/apply"))
-        return waiting
+        """The GM applies, in log order, every hidden roll waiting for them (FAIR-21), and
+        then what those set off (a panic), until nothing waits."""
+        applied: list[int] = []
+        for _ in range(10):
+            log = self.pages(self.gm, "/log", "en")
+            waiting = [e["seq"] for e in log if e.get("effects_held")]
+            if not waiting:
+                return applied
+            for seq in waiting:
+                self.post(self.gm, self.url(f"/log/{seq}/apply"))
+            applied.extend(waiting)
+        raise AssertionError("hidden rolls kept waiting for the GM")
 
     def rotate(self) -> None:
         self.post(self.gm, self.url("/fairness/rotate"))

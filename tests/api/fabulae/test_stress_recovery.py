@@ -110,20 +110,56 @@ def test_FAB_42_a_stress_one_is_panic(client, table, gm, player, forced_dice):
         assert_refused(response, "FAB-42")
 
 
-def test_FAIR_21_FAB_42_the_panic_of_a_blind_action_is_blind_too(
+def test_FAIR_21_FAB_42_the_panic_of_a_blind_action_is_rolled_when_the_gm_applies_it(
     client, table, gm, player, forced_dice
 ):
-    # A public panic right after a blind roll would tell everyone a stress die showed 1.
+    # Logged at once, even redacted, a `fabulae.panic` right after a blind roll would tell
+    # everyone a stress die showed 1: it is rolled when the GM applies the roll.
     gm_patch(client, gm, table.ada, {"stress": 1})
-    forced_dice.push(6, 6, 2, 2, 2, 1, 4)
+    forced_dice.push(6, 6, 2, 2, 2, 1)
     action = acted(client, table.campaign, player, table.ada, visibility="blind")
     assert action["redacted"] is True  # the roller learns a roll happened, not its outcome
-    entries = log_entries(client, table.campaign, gm)
-    blind, panic = entries[-2:]
-    assert blind["seq"] == action["seq"] and blind["result"]["panic"] is True
+    (blind,) = [e for e in log_entries(client, table.campaign, gm) if e["seq"] == action["seq"]]
+    assert blind["result"]["panic"] is True and blind["effects_held"] is True
+    assert log_entries(client, table.campaign, player)[-1]["seq"] == action["seq"]
+    # The GM applies it: its changes, then the panic, blind too and the roller's.
+    forced_dice.push(4)
+    apply = url(table.campaign, f"/log/{action['seq']}/apply")
+    response = client.post(apply, headers=gm.headers)
+    assert response.status_code == 201, response.text
+    applied = response.json()
+    (panic,) = applied["triggered"]
     assert panic["kind"] == "fabulae.panic" and panic["visibility"] == "blind"
+    assert panic["follows"] == action["seq"] and panic["actor_id"] == player.id
+    assert panic["result"]["score"] == 4 + 1 and panic["result"]["code"] == "cool"
     seen = log_entries(client, table.campaign, player)[-1]
     assert seen["seq"] == panic["seq"] and seen["redacted"] is True
+
+
+def test_FAIR_21_FAB_42_an_npcs_panic_in_a_gm_roll_waits_for_the_gm_too(
+    client, table, gm, player, forced_dice
+):
+    gm_patch(client, gm, table.carl, {"stress": 1})
+    forced_dice.push(2, 2, 2, 2, 2, 1)
+    body = {
+        "kind": "fabulae.action",
+        "character_id": table.carl["id"],
+        "attribute": "physique",
+        "skill": "combat",
+        "visibility": "gm",
+    }
+    action = rolled(client, table.campaign, gm, body)
+    assert action["effects_held"] is True and action["triggered"] == []
+    assert [e["kind"] for e in log_entries(client, table.campaign, player)][-1] == body["kind"]
+    # Waiting on no player's sheet, it holds nobody up.
+    forced_dice.push(2, 2, 2, 2, 2)
+    ada_roll = {"kind": "fabulae.stress_resist", "character_id": table.ada["id"]}
+    assert post_roll(client, table.campaign, player, ada_roll).status_code == 201
+    forced_dice.push(3)
+    response = client.post(url(table.campaign, f"/log/{action['seq']}/apply"), headers=gm.headers)
+    assert response.status_code == 201, response.text
+    (panic,) = response.json()["triggered"]
+    assert panic["kind"] == "fabulae.panic" and panic["visibility"] == "gm"
 
 
 def test_FAB_42_a_push_that_rolls_a_stress_one_panics(client, table, gm, player, forced_dice):
