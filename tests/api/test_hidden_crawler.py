@@ -361,6 +361,18 @@ def finish(table: Table, tmp_path: Any) -> None:
     for caller in table.players:
         summary = table.verify_offline(caller, tmp_path).splitlines()[0]
         assert summary.startswith("OK: ") and summary.endswith(gm_summary[-64:]), summary
+        assert summary != gm_summary  # hidden entries and NPC values: not replayed
+    # FAIR-19: the GM reveals the whole session; then each player's export re-derives and
+    # replays exactly what the GM's does.
+    head = table.client.get(table.url("/log/verify"), headers=table.gm.headers).json()
+    table.post(
+        table.gm, table.url("/log/disclosures"), {"from_seq": 1, "to_seq": head["entries_checked"]}
+    )
+    (gm_summary,) = table.verify_offline(table.gm, tmp_path).splitlines()
+    for caller in table.players:
+        (summary,) = table.verify_offline(caller, tmp_path).splitlines()
+        assert summary == gm_summary, summary
+    table.stage = "after disclosure"
     table.report()
 
 
