@@ -8,6 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine.contract import Visibility
 
+MAX_SEQ = 2**31 - 1  # the log's seq column is a 32-bit integer: a larger one names no entry
+
 
 class RollBody(BaseModel):
     """A roll: for a character, at a visibility."""
@@ -28,7 +30,7 @@ class FollowUpBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    follows: int = Field(ge=1, description="seq of the entry this follows up (FAIR-9)")
+    follows: int = Field(ge=1, le=MAX_SEQ, description="seq of the entry this follows up (FAIR-9)")
     visibility: Visibility | None = Field(
         default=None, description="defaults to the visibility of the entry it follows"
     )

@@ -12,10 +12,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from app.engine.bodies import MAX_SEQ
 from app.engine.contract import Effect, Visibility
 
 HASH_PATTERN = r"^[0-9a-f]{64}$"
-MAX_SEQ = 2**31 - 1  # the log's seq column is a 32-bit integer
 
 
 class DrawPublic(BaseModel):

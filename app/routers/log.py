@@ -12,8 +12,9 @@ from sqlmodel import Session
 from app.core.database import SessionDep
 from app.core.problems import Unprocessable, problem_responses
 from app.core.security import CurrentUser
+from app.engine.bodies import MAX_SEQ
 from app.engine.registry import Registry
-from app.models.entries import MAX_SEQ, DisclosureCreate, VerifyPublic
+from app.models.entries import DisclosureCreate, VerifyPublic
 from app.models.typed import api_models
 from app.routers.common import AcceptLanguage, Limit, SessionRoute, negotiate_language
 from app.services import held as held_service
@@ -54,7 +55,9 @@ def build(registry: Registry) -> APIRouter:
         user: CurrentUser,
         campaign_id: uuid.UUID,
         accept_language: AcceptLanguage = None,
-        after_seq: Annotated[int, Query(ge=0, description="return entries after this seq")] = 0,
+        after_seq: Annotated[
+            int, Query(ge=0, le=MAX_SEQ, description="return entries after this seq")
+        ] = 0,
         limit: Limit = 50,
         character_id: Annotated[uuid.UUID | None, Query()] = None,
         kind: Annotated[str | None, Query(max_length=60)] = None,

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Body, Path, Query, Response
 from app.core.database import SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
+from app.engine.bodies import MAX_SEQ
 from app.engine.registry import Registry
 from app.models.typed import api_models
 from app.routers.common import AcceptLanguage, Limit, SessionRoute, negotiate_language
@@ -61,7 +62,9 @@ def build(registry: Registry) -> APIRouter:
         user: CurrentUser,
         campaign_id: uuid.UUID,
         accept_language: AcceptLanguage = None,
-        after_seq: Annotated[int, Query(ge=0, description="return entries after this seq")] = 0,
+        after_seq: Annotated[
+            int, Query(ge=0, le=MAX_SEQ, description="return entries after this seq")
+        ] = 0,
         limit: Limit = 50,
         character_id: Annotated[uuid.UUID | None, Query()] = None,
         kind: Annotated[str | None, Query(max_length=60)] = None,
@@ -93,7 +96,7 @@ def build(registry: Registry) -> APIRouter:
         session: SessionDep,
         user: CurrentUser,
         campaign_id: uuid.UUID,
-        seq: Annotated[int, Path(ge=1)],
+        seq: Annotated[int, Path(ge=1, le=MAX_SEQ)],
         accept_language: AcceptLanguage = None,
     ) -> Any:
         """Return one roll entry, redacted if the caller may not see it."""

@@ -58,6 +58,17 @@ def test_bad_notation_is_422_and_logs_nothing(client, gm, make_campaign, notatio
     assert client.get(url(campaign, "/log"), headers=gm.headers).json()["data"][-1]["seq"] == 1
 
 
+@pytest.mark.parametrize("huge", [2**31, 2**64, 10**20])
+def test_a_seq_no_log_can_hold_is_422_not_500(client, gm, make_campaign, huge):
+    # The seq column is 32-bit: past it, SQLite cannot even compare (and PostgreSQL casts).
+    campaign = make_campaign("fabulae-tenebris")
+    base = f"{API}/campaigns/{campaign['id']}"
+    for path in (f"/log?after_seq={huge}", f"/rolls?after_seq={huge}", f"/rolls/{huge}"):
+        assert_problem(client.get(base + path, headers=gm.headers), 422)
+    body = {"kind": "fabulae.push", "follows": huge}
+    assert_problem(client.post(f"{base}/rolls", json=body, headers=gm.headers), 422, "follows")
+
+
 def test_unknown_kind_is_422(client, gm, make_campaign):
     campaign = make_campaign()
     response = client.post(url(campaign, "/rolls"), json={"kind": "d20.attack"}, headers=gm.headers)

@@ -9,7 +9,7 @@ from typing import Final, Literal
 
 from pydantic import Field
 
-from app.engine.bodies import RollBody
+from app.engine.bodies import MAX_SEQ, RollBody
 from app.engine.contract import (
     Effect,
     Language,
@@ -63,7 +63,7 @@ class VampireActionCreate(RollBody):
         default=False, description="VAM-20: take a marginal success without rolling"
     )
     retry_of: int | None = Field(
-        default=None, ge=1, description="VAM-30: seq of the failed roll this retries"
+        default=None, ge=1, le=MAX_SEQ, description="VAM-30: seq of the failed roll this retries"
     )
     waive_retry_penalty: bool = Field(
         default=False, description="VAM-30: the Storyteller waives the retry penalty"
