@@ -6,6 +6,7 @@ from sqlmodel import Session, col, select
 
 from app.core.problems import Conflict, Unprocessable
 from app.engine.contract import ClockCharacter, ClockRequest, Prepared
+from app.engine.errors import RuleRefusal
 from app.engine.registry import SCENE_STARTED, SESSION_STARTED, Registry
 from app.models import Character, utcnow
 from app.models.clock import ClockAdvance
@@ -60,9 +61,11 @@ def advance_clock(
     if waiting:
         # FAIR-21: the recharges read and write every sheet, under changes the GM holds.
         listed = ", ".join(str(seq) for seq in waiting)
-        raise Conflict(
-            f"hidden entries {listed} wait for the GM: apply them (POST .../log/{{seq}}/apply, "
-            "in log order) before the next scene or session, whose recharges read every sheet"
+        raise RuleRefusal(
+            f"FAIR-21: hidden entries {listed} wait for the GM: apply them (POST "
+            ".../log/{seq}/apply, in log order) before the next scene or session, whose "
+            "recharges read every sheet",
+            rule="FAIR-21",
         )
     rules = registry.in_campaign(campaign.system, SESSION_STARTED if new_session else SCENE_STARTED)
     _, system = registry.system(campaign.system)

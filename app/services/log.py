@@ -495,7 +495,10 @@ def apply_held_effects(session: Session, access: LockedAccess, seq: int) -> Seal
     for wait in pending_waits(session, campaign.id):
         if wait.seq < seq and set(wait.characters) & set(held.characters):
             # Its changes were made on the sheets the earlier entry left: in log order.
-            raise Conflict(f"entry {wait.seq} waits for the GM on the same sheets: apply it first")
+            raise RuleRefusal(
+                f"FAIR-21: entry {wait.seq} waits for the GM on the same sheets: apply it first",
+                rule="FAIR-21",
+            )
     effects = [Effect.model_validate(effect) for effect in held.effects]
     try:
         apply_effects(session, campaign, effects)

@@ -128,7 +128,7 @@ def public_view(
     view.setdefault("follow_ups", [])
     view.setdefault("triggered", [])
     view["summary"], view["outcome"] = describe(opened, registry, language, entry.typed())
-    if view is full and has_commitment(full):
+    if view is full and has_commitment(full) and structural_summary(full, language) is None:
         # FAIR-18: the kind's words show what the rules read (« against Defense 13 »); a
         # caller holding commitments reads the names, the dice and the outcome.
         view["summary"] = committed_summary(full, view["outcome"])

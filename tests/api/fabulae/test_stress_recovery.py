@@ -307,7 +307,9 @@ def test_FAIR_21_FAB_31_a_push_of_a_hidden_roll_reads_the_sheet_the_roll_left(
     assert sheet_of(client, gm, table.ada)["stress"] == 3
     # In log order: the push's changes were made on the sheet the roll left.
     response = apply_held(client, table.campaign, gm, push["seq"])
-    assert_problem(response, 409, f"entry {entry['seq']} waits for the GM")
+    assert (
+        assert_problem(response, 409, f"entry {entry['seq']} waits for the GM")["rule"] == "FAIR-21"
+    )
     assert apply_held(client, table.campaign, gm, entry["seq"]).status_code == 201
     assert apply_held(client, table.campaign, gm, push["seq"]).status_code == 201
     sheet = sheet_of(client, gm, table.ada)

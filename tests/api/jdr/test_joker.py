@@ -56,7 +56,8 @@ def test_FAIR_21_JDR_26_a_held_joker_is_applied_before_the_next_session_recharge
     before = last_seq(client, dracula, gm)
     response = client.post(sessions, json={"characters": []}, headers=gm.headers)
     body = assert_problem(response, 409, f"hidden entries {action['seq']}, {joker['seq']} wait")
-    assert "apply them" in body["detail"] and last_seq(client, dracula, gm) == before
+    assert body["rule"] == "FAIR-21" and "apply them" in body["detail"]
+    assert last_seq(client, dracula, gm) == before
     for seq in (action["seq"], joker["seq"]):
         applied = client.post(
             f"/api/v1/campaigns/{dracula['id']}/log/{seq}/apply", headers=gm.headers
