@@ -26,7 +26,7 @@ from app.engine.contract import (
     acting_character_id,
 )
 from app.engine.registry import Registry, Rules
-from app.models import Character, Encounter, LogEntry, User, utcnow
+from app.models import Character, Encounter, HeldEffects, LogEntry, User, utcnow
 from app.models.encounter import CombatantCreate, EncounterCreate
 from app.services.access import (
     CampaignAccess,
@@ -465,7 +465,9 @@ def bind_set_off(
 
 
 def _hidden_from(session: Session, access: CampaignAccess, encounter: Encounter) -> set[int]:
-    """The seqs of the entries behind the combatants' conditions that the caller may not see."""
+    """The seqs of the entries behind the combatants' conditions that the caller may not see
+    and the GM has not applied yet (FAIR-21: applied, the binding is told by the refusal of
+    the next action anyway, so the view says it too)."""
     seqs = {
         condition["seq"]
         for combatant in encounter.combatants
@@ -479,7 +481,16 @@ def _hidden_from(session: Session, access: CampaignAccess, encounter: Encounter)
             col(LogEntry.campaign_id) == access.campaign.id, col(LogEntry.seq).in_(seqs)
         )
     ).all()
-    return {row.seq for row in rows if not can_see(row, access)}
+    applied = set(
+        session.exec(
+            select(HeldEffects.seq).where(
+                col(HeldEffects.campaign_id) == access.campaign.id,
+                col(HeldEffects.seq).in_(seqs),
+                col(HeldEffects.applied_seq).is_not(None),
+            )
+        ).all()
+    )
+    return {row.seq for row in rows if not can_see(row, access) and row.seq not in applied}
 
 
 def view(

@@ -963,3 +963,9 @@ def test_FAIR_21_the_binding_of_a_blind_rolls_panic_shows_only_to_the_gm(
     assert [(c["code"], c["seq"]) for c in gm_sees] == [("frozen", panic["seq"])]
     for caller in (player, other_player):
         assert by_name(get(client, encounter, caller))["Bruno"]["conditions"] == []
+    # Once the GM applies the panic too, its binding is told (the next action's refusal
+    # would say it): the view says it, though the panic's dice stay blind.
+    apply_held(client, campaign, gm, panic["seq"])
+    for caller in (player, other_player):
+        seen = by_name(get(client, encounter, caller))["Bruno"]["conditions"]
+        assert [c["code"] for c in seen] == ["frozen"]
