@@ -88,6 +88,25 @@ def test_FAIR_21_a_blind_hit_on_an_npc_does_not_move_its_stamp_for_players(
     assert after == before and after["updated_at"] == after["created_at"]
 
 
+def test_FAIR_18_an_npcs_burden_and_dice_mode_are_the_gms_in_its_public_rolls(
+    client, gm, player, dracula, hunter, brigand, forced_dice
+):
+    # A blind attack wounded the brigand seriously (margin 5): its next public roll is at
+    # Disadvantage (JDR-33). Read in clear, the burden would tell the blind outcome.
+    new_session(client, dracula, gm)
+    forced_dice.push(3, 4)
+    attacked(client, dracula, player, hunter, brigand, visibility="blind")
+    forced_dice.push(5, 2, 6)
+    body = {"kind": "jdr.action", "character_id": brigand["id"], "trait": "physique"}
+    action = post_roll(client, dracula, gm, body).json()
+    assert action["result"]["auto_disadvantage"] == ["serious_wound"]
+    assert action["result"]["mode"] == "disadvantage"
+    seen = get_entry(client, dracula, player, action["seq"])["result"]
+    for value in ("auto_disadvantage", "mode", "kept", "trait_value", "total"):
+        assert committed(seen[value]), value
+    assert seen["dice"] == [5, 2, 6] and seen["tier"] == action["result"]["tier"]
+
+
 def test_JDR_30_defense_counts_every_trait_and_the_equipment(
     client, gm, player, dracula, hunter, make_character, forced_dice
 ):

@@ -770,6 +770,24 @@ def test_VAM_30_a_success_is_not_retried(client, table, gm, player, forced_dice)
             assert_refused(response, "VAM-30")
 
 
+def test_FAIR_18_an_npcs_attribute_and_counted_successes_are_the_gms(
+    client, make_campaign, make_character, gm, player, forced_dice
+):
+    # Astuce 5 makes its tens count twice (VAM-14): successes beside the faces would give
+    # back the attribute, as would the values themselves.
+    table = make_table(make_campaign, make_character, gm, player)
+    gm_patch(client, gm, table.npc, {"attributes": {"astuce": 5}})
+    faces = (10, 7, 2, 2, 2, 2, 2, 2)
+    forced_dice.push(*faces[: 5 + SHEETS[VAM]["abilities"].get("subterfuge", 0)])
+    action = acted(client, table.campaign, gm, table.npc)
+    assert action["result"]["explosive"] is True
+    seen = client.get(url(table.campaign, f"/rolls/{action['seq']}"), headers=player.headers)
+    result = seen.json()["result"]
+    for value in ("attribute_value", "ability_value", "explosive", "successes", "net"):
+        assert set(result[value]) == {"$commit"}, value
+    assert result["dice"] == action["result"]["dice"] and result["outcome"] == "success"
+
+
 def test_VAM_30_a_retry_of_another_action_is_422(client, table, gm, player, forced_dice):
     forced_dice.push(*FAIL)
     first = acted(client, table.campaign, player, table.lucien)

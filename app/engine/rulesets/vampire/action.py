@@ -416,6 +416,8 @@ ACTION: RollKind[VampireActionCreate, VampireActionRequest, VampireActionResult]
         ("/attribute_value", "/character"),
         ("/ability_value", "/character"),
         ("/explosive", "/character"),
+        ("/successes", "/character"),
+        ("/net", "/character"),
     ),
     title="Action roll",
     body=VampireActionCreate,
