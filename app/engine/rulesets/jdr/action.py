@@ -183,16 +183,20 @@ def label_of(found: Outcome) -> Label:
     return LABELS[found.group][found.code]
 
 
+# FAIR-18: what an action's result shows from its roller's sheet (a Joker's too): the
+# trait, the talent and the total they give, and a burden's Disadvantage.
+ACTION_NPC_VALUES = (
+    ("/trait_value", "/character"),
+    ("/talent_bonus", "/character"),
+    ("/total", "/character"),
+    ("/auto_disadvantage", "/character"),
+    ("/mode", "/character"),
+    ("/kept", "/character"),
+)
+
 ACTION: RollKind[JdrActionCreate, JdrActionRequest, JdrActionResult] = RollKind(
     name="jdr.action",
-    npc_values=(
-        ("/trait_value", "/character"),
-        ("/talent_bonus", "/character"),
-        ("/total", "/character"),
-        ("/auto_disadvantage", "/character"),
-        ("/mode", "/character"),
-        ("/kept", "/character"),
-    ),
+    npc_values=ACTION_NPC_VALUES,
     title="Action roll",
     body=JdrActionCreate,
     request=JdrActionRequest,

@@ -21,6 +21,7 @@ from app.engine.contract import (
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, refusal
 from app.engine.rulesets.jdr.action import (
+    ACTION_NPC_VALUES,
     JdrActionRequest,
     JdrActionResult,
     JdrFollowedAction,
@@ -237,14 +238,7 @@ def joker_outcome(result: JdrJokerResult) -> Outcome:
 
 JOKER: RollKind[JdrJokerCreate, JdrJokerRequest, JdrJokerResult] = RollKind(
     name="jdr.joker",
-    npc_values=(
-        ("/trait_value", "/character"),
-        ("/talent_bonus", "/character"),
-        ("/total", "/character"),
-        ("/auto_disadvantage", "/character"),
-        ("/mode", "/character"),
-        ("/kept", "/character"),
-    ),
+    npc_values=ACTION_NPC_VALUES,
     title="Joker reroll",
     body=JdrJokerCreate,
     request=JdrJokerRequest,
