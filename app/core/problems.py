@@ -83,6 +83,10 @@ class Conflict(ProblemError):
     status, title = 409, "Conflict"
 
 
+class Gone(ProblemError):
+    status, title = 410, "Gone"
+
+
 class Unprocessable(ProblemError):
     status, title = 422, "Unprocessable Content"
 
@@ -238,6 +242,7 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         403: "The caller's role does not allow this",
         404: "Not found, or not visible to the caller",
         409: "Refused by a rule or by the current state",
+        410: "No longer usable (a revoked, used-up or expired invitation)",
         422: "Invalid input; `errors` lists the offending fields",
         503: "The database is unreachable",
     }

@@ -15,6 +15,12 @@ from app.models.character import (
     CharacterUpdate,
 )
 from app.models.encounter import Encounter
+from app.models.invitation import (
+    Invitation,
+    InvitationCreate,
+    InvitationPublic,
+    InvitationsPublic,
+)
 from app.models.log import DisclosedEntry, HeldEffects, IdempotencyKey, LogEntry, SeedEpoch
 from app.models.user import User, UserCreate, UserCreated, UserPublic
 
@@ -29,6 +35,10 @@ __all__ = [
     "Encounter",
     "HeldEffects",
     "IdempotencyKey",
+    "Invitation",
+    "InvitationCreate",
+    "InvitationPublic",
+    "InvitationsPublic",
     "JSONType",
     "LogEntry",
     "MemberCreate",

@@ -34,6 +34,7 @@ def test_the_docs_list_resources_in_reading_order_whatever_the_matching_order(cl
         "systems",
         "campaigns",
         "members",
+        "invitations",
         "characters",
         "rolls",
         "log",
