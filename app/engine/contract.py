@@ -58,6 +58,18 @@ class Model(BaseModel):
         return self.model_dump(mode="json", exclude_unset=True)
 
 
+class TableOptions(Model):
+    """The campaign options every ruleset has; each ruleset's options extend them."""
+
+    players_set_difficulty: bool = Field(
+        default=False,
+        title="Players set difficulty",
+        description="Players may set a roll's difficulty, modifiers and tense themselves "
+        "and take an automatic success unprompted (VAM-5, VAM-20); off, the GM decides "
+        "them, through roll requests",
+    )
+
+
 def to_json(value: object) -> JsonValue:
     """A sheet value as JSON: models dumped, everything else copied."""
     if isinstance(value, Model):
@@ -292,6 +304,9 @@ class RollKind(Generic[BodyT, RequestT, ResultT]):
     # FAIR-18: the values its result shows that were read from a character's sheet; an
     # NPC's are committed, like its sheet, for whoever may not read that sheet.
     npc_values: tuple[CharacterValue, ...] = ()
+    # The body's fields the GM decides (path, rule): a player sets them only answering the
+    # GM's roll request, or where the campaign lets players (`players_set_difficulty`).
+    gm_decides: tuple[tuple[str, str], ...] = ()
 
     def parse_request(self, raw: Mapping[str, Any]) -> RequestT:
         """A stored request, read back into the kind's model (replay, views)."""

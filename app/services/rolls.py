@@ -11,8 +11,10 @@ from typing import cast
 from pydantic import BaseModel
 from sqlmodel import Session
 
+from app.core.problems import Forbidden
 from app.engine.contract import (
     Aftermath,
+    AnyKind,
     Effect,
     LoggedEntry,
     Prepared,
@@ -23,7 +25,7 @@ from app.engine.contract import (
 from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.registry import Registry, Rules
 from app.models import LogEntry
-from app.services.access import LockedAccess
+from app.services.access import CampaignAccess, LockedAccess
 from app.services.log import (
     SealedEntry,
     defer_follow_ons,
@@ -39,9 +41,39 @@ def create_roll(
 ) -> SealedEntry:
     """A client's roll of any kind its campaign's ruleset (or the generic dice) offers."""
     kind_name = str(getattr(body, "kind"))  # noqa: B009 (every roll body has its kind)
-    return roll(
-        session, access, registry, registry.in_campaign(access.campaign.system, kind_name), body
-    )
+    rules = registry.in_campaign(access.campaign.system, kind_name)
+    check_gm_decides(access, rules.kind, body)
+    return roll(session, access, registry, rules, body)
+
+
+def check_gm_decides(access: CampaignAccess, kind: AnyKind, body: BaseModel) -> None:
+    """What the sources give the GM to decide (VAM-5's difficulty, modifiers and tense,
+    VAM-20's automatic success, JDR-40's Mythos difficulty, FAB-12/14's difficulty and
+    situation) a player sets only where the campaign lets players do so."""
+    if access.is_gm or access.campaign.options.get("players_set_difficulty"):
+        return
+    decided = [(path, rule) for path, rule in kind.gm_decides if _is_set(body, path)]
+    if decided:
+        fields = ", ".join(path for path, _ in decided)
+        rules = ", ".join(sorted({rule for _, rule in decided}))
+        raise Forbidden(
+            f"{fields}: the GM decides this ({rules}); roll without it, or the GM sets it "
+            "for you in a roll request, or lets players set it with the campaign option "
+            "players_set_difficulty",
+            rule=decided[0][1],
+        )
+
+
+def _is_set(body: BaseModel, path: str) -> bool:
+    """Whether the body gives the field at this dotted path a value other than its default."""
+    *parents, leaf = path.split(".")
+    node: object = body
+    for name in parents:
+        node = getattr(node, name, None)
+    if not isinstance(node, BaseModel) or leaf not in type(node).model_fields:
+        return False
+    default = type(node).model_fields[leaf].get_default(call_default_factory=True)
+    return bool(getattr(node, leaf) != default)
 
 
 def roll(

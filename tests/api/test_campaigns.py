@@ -24,7 +24,11 @@ def test_options_get_their_defaults(client, gm):
     body = client.post(
         f"{API}/campaigns", json={"name": "V", "system": "vampire"}, headers=gm.headers
     ).json()
-    assert body["options"] == {"blank_botch": False, "retry_penalty": True}
+    assert body["options"] == {
+        "players_set_difficulty": False,
+        "blank_botch": False,
+        "retry_penalty": True,
+    }
 
 
 def test_unknown_option_is_422_naming_it(client, gm):
@@ -85,7 +89,7 @@ def test_gm_renames_and_changes_options(client, gm, make_campaign):
     )
     assert response.status_code == 200
     assert response.json()["name"] == "Londres"
-    assert response.json()["options"] == {"powers_allowed": True}
+    assert response.json()["options"] == {"players_set_difficulty": False, "powers_allowed": True}
 
 
 def test_player_cannot_edit_campaign(client, gm, player, make_campaign):

@@ -722,7 +722,7 @@ def test_FAIR_18_21_vampire_npc_secrets_reach_no_player(
     encounter = table.encounter("L'Elysium", (npc, "foes"), (mihail, "pcs"), (ilona, "pcs"))
     table.act(gm, encounter, npc, override=True, **action(npc, "force", "melee", tense=True))
     table.turn_of(encounter, mihail)
-    table.act(player, encounter, mihail, **action(mihail, "dexterite", "athletisme", tense=True))
+    table.act(player, encounter, mihail, **action(mihail, "dexterite", "athletisme"))
     table.end(encounter)
 
     # The GM edits the NPC's sheet (a GM-only audit entry), then opens a new scene.

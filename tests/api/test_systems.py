@@ -32,7 +32,11 @@ def test_sheet_schemas_carry_the_rule_ranges(client, gm):
     traits = jdr["sheet_schema"]["$defs"]["Traits"]["properties"]["mental"]
     assert (traits["minimum"], traits["maximum"]) == (0, 5)  # JDR-1
     vampire = client.get(f"{API}/systems/vampire", headers=gm.headers).json()
-    assert set(vampire["options_schema"]["properties"]) == {"blank_botch", "retry_penalty"}
+    assert set(vampire["options_schema"]["properties"]) == {
+        "players_set_difficulty",
+        "blank_botch",
+        "retry_penalty",
+    }
 
 
 def test_unknown_system_is_404(client, gm):

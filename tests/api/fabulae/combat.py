@@ -95,7 +95,9 @@ class Table:
 
 @pytest.fixture
 def table(make_campaign, make_character, gm, player, other_player) -> Table:
-    campaign = make_campaign(FAB, players=(player, other_player), options={"powers_allowed": True})
+    # These exercise the rules; who may set the situation (FAB-14) is tested on its own.
+    options = {"powers_allowed": True, "players_set_difficulty": True}
+    campaign = make_campaign(FAB, players=(player, other_player), options=options)
     ada = make_character(campaign, player, sheet=BASE_SHEET, name="Ada")
     bram = make_character(campaign, other_player, sheet=BASE_SHEET, name="Bram")
     thug = make_character(campaign, gm, sheet=NPC_SHEET, kind="npc", name="Thug")

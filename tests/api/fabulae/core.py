@@ -116,7 +116,9 @@ class Table:
 
 @pytest.fixture
 def table(make_campaign, make_character, gm, player, other_player) -> Table:
-    campaign = make_campaign(FAB, players=(player, other_player))
+    # These exercise the rules; who may set the difficulty (FAB-12/14) is tested on its own.
+    options = {"players_set_difficulty": True}
+    campaign = make_campaign(FAB, players=(player, other_player), options=options)
     ada = make_character(campaign, player, sheet=BASE_SHEET, name="Ada")
     bram = make_character(campaign, other_player, sheet=BASE_SHEET, name="Bram")
     carl = make_character(campaign, gm, sheet=FABULAE_SHEET, kind="npc", name="Carl")

@@ -10,15 +10,20 @@ from tests.api.jdr.plays import (
     DRACULA,
 )
 
+# These exercise the rules; who may set the difficulty (JDR-13, JDR-40) is tested on its own.
+PLAYERS_SET = {"players_set_difficulty": True}
+
 
 @pytest.fixture
 def dracula(make_campaign, player, other_player):
-    return make_campaign(DRACULA, players=(player, other_player))
+    return make_campaign(DRACULA, players=(player, other_player), options=PLAYERS_SET)
 
 
 @pytest.fixture
 def cthulhu(make_campaign, player, other_player):
-    return make_campaign(CTHULHU, players=(player, other_player), name="Innsmouth")
+    return make_campaign(
+        CTHULHU, players=(player, other_player), name="Innsmouth", options=PLAYERS_SET
+    )
 
 
 @pytest.fixture

@@ -21,7 +21,9 @@ from tests.conftest import assert_problem
 
 @pytest.fixture
 def cthulhu(make_campaign, player, other_player):
-    return make_campaign(CTHULHU, players=(player, other_player), name="Arkham")
+    # These exercise the rules; who sets the difficulty (JDR-40) is tested on its own.
+    options = {"players_set_difficulty": True}
+    return make_campaign(CTHULHU, players=(player, other_player), name="Arkham", options=options)
 
 
 # --- JDR-40 / JDR-41 / JDR-42: Mythos and forbidden knowledge [C] ---------------------------

@@ -117,6 +117,8 @@ class Table:
 
 
 def make_table(make_campaign, make_character, gm, player, *others: Any, **options: Any) -> Table:
+    # These exercise the rules; who may set the difficulty (VAM-5) is tested on its own.
+    options.setdefault("players_set_difficulty", True)
     campaign = make_campaign(VAM, players=(player, *others), options=options)
     lucien = make_character(campaign, player, sheet=LUCIEN, name="Lucien")
     npc = make_character(campaign, gm, sheet=SHEETS[VAM], kind="npc", name="Prévôt")

@@ -147,6 +147,10 @@ def action_summary(
 
 ACTION: RollKind[FabulaeActionCreate, FabulaeActionRequest, FabulaeActionResult] = RollKind(
     name="fabulae.action",
+    gm_decides=(
+        ("difficulty", "FAB-12"),
+        ("modifiers", "FAB-14"),
+    ),
     npc_values=(("/pool", "/character"),),
     cost=action_cost,
     title="Action roll",
@@ -239,6 +243,12 @@ def opposed_outcome(result: FabulaeOpposition) -> Outcome:
 
 OPPOSED: RollKind[FabulaeOpposedCreate, FabulaeOpposedRequest, FabulaeOpposition] = RollKind(
     name="fabulae.opposed",
+    gm_decides=(
+        ("active.difficulty", "FAB-12"),
+        ("active.modifiers", "FAB-14"),
+        ("passive.difficulty", "FAB-12"),
+        ("passive.modifiers", "FAB-14"),
+    ),
     npc_values=(
         ("/active/pool", "/active/character"),
         ("/passive/pool", "/passive/character"),

@@ -402,6 +402,10 @@ def attack_outcome(result: FabulaeAttackResult) -> Outcome:
 
 ATTACK: RollKind[FabulaeAttackCreate, FabulaeAttackRequest, FabulaeAttackResult] = RollKind(
     name="fabulae.attack",
+    gm_decides=(
+        ("situation", "FAB-14"),
+        ("modifiers", "FAB-14"),
+    ),
     npc_values=(
         ("/pool", "/attacker"),
         ("/attacks/*/roll/active/pool", "/attacker"),

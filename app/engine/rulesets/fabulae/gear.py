@@ -130,6 +130,7 @@ def repair_summary(
 
 REPAIR: RollKind[FabulaeRepairCreate, FabulaeRepairRequest, FabulaeRepairResult] = RollKind(
     name="fabulae.repair",
+    gm_decides=(("modifiers", "FAB-14"),),
     npc_values=(
         ("/pool", "/character"),
         ("/armor_value", "/owner"),

@@ -175,6 +175,7 @@ def grapple_outcome(result: FabulaeGrappleResult) -> Outcome:
 
 GRAPPLE: RollKind[FabulaeGrappleCreate, FabulaeGrappleRequest, FabulaeGrappleResult] = RollKind(
     name="fabulae.grapple",
+    gm_decides=(("modifiers", "FAB-14"),),
     npc_values=(
         ("/pool", "/attacker"),
         ("/roll/active/pool", "/attacker"),

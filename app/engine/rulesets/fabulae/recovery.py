@@ -288,6 +288,7 @@ def recover_outcome(result: FabulaeRecoverResult) -> Outcome | None:
 
 RECOVER: RollKind[FabulaeRecoverCreate, FabulaeRecoverRequest, FabulaeRecoverResult] = RollKind(
     name="fabulae.recover",
+    gm_decides=(("modifiers", "FAB-14"),),
     npc_values=(("/pool", "/healer"),),
     cost=slow_action,
     title="Recovery",

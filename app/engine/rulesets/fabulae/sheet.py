@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
-from app.engine.contract import Snapshot
+from app.engine.contract import Snapshot, TableOptions
 from app.engine.rulesets.fabulae.labels import POWERS as POWER_LABELS
 from app.engine.rulesets.fabulae.labels import STATES, TRACKS
 from app.engine.rulesets.fabulae.labels import TALENTS as TALENT_LABELS
@@ -374,7 +374,7 @@ class FabulaeSheet(Sheet):
         return problems
 
 
-class FabulaeOptions(StrictModel):
+class FabulaeOptions(TableOptions):
     """Campaign options of Fabulae Tenebris."""
 
     powers_allowed: bool = Field(default=False, description="FAB-100: powers may be taken")

@@ -343,6 +343,7 @@ STRESS_RESIST: RollKind[
     FabulaeStressResistCreate, FabulaeStressResistRequest, FabulaeStressResistResult
 ] = RollKind(
     name="fabulae.stress_resist",
+    gm_decides=(("modifiers", "FAB-14"),),
     npc_values=(("/pool", "/character"),),
     cost=slow_action,
     title="Stress resisted",
@@ -457,6 +458,7 @@ def panic_summary(
 
 PANIC_ROLL: RollKind[FabulaePanicCreate, FabulaePanicRequest, FabulaePanicResult] = RollKind(
     name="fabulae.panic",
+    gm_decides=(("modifier", "FAB-44"),),
     npc_values=(
         ("/stress", "/character"),
         ("/score", "/character"),

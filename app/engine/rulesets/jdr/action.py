@@ -196,6 +196,10 @@ ACTION_NPC_VALUES = (
 
 ACTION: RollKind[JdrActionCreate, JdrActionRequest, JdrActionResult] = RollKind(
     name="jdr.action",
+    gm_decides=(
+        ("difficulty", "JDR-13"),
+        ("modifier", "JDR-10"),
+    ),
     npc_values=ACTION_NPC_VALUES,
     title="Action roll",
     body=JdrActionCreate,

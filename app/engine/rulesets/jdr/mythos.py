@@ -163,6 +163,7 @@ def mythos_outcome(result: JdrMythosResult) -> Outcome:
 
 MYTHOS_TEST: RollKind[JdrMythosCreate, JdrMythosRequest, JdrMythosResult] = RollKind(
     name="jdr.mythos",
+    gm_decides=(("difficulty", "JDR-40"),),
     npc_values=(
         ("/mental", "/character"),
         ("/total", "/character"),

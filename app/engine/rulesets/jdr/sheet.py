@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field, JsonValue
 
-from app.engine.contract import Model, Snapshot, Table
+from app.engine.contract import Model, Snapshot, Table, TableOptions
 from app.engine.errors import InvalidInput
 from app.engine.rulesets.jdr.labels import (
     CREATURE_TAGS,
@@ -207,8 +207,8 @@ class JdrCthulhuSheet(JdrSheetBase):
     )
 
 
-class JdrOptions(Model):
-    """JDR Express campaigns have no options yet."""
+class JdrOptions(TableOptions):
+    """JDR Express campaigns have the options every ruleset has."""
 
 
 # Chosen by the player when the character is created, then changed only by the GM.

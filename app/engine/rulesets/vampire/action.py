@@ -412,6 +412,12 @@ def summary(request: VampireActionRequest, result: VampireActionResult, language
 
 ACTION: RollKind[VampireActionCreate, VampireActionRequest, VampireActionResult] = RollKind(
     name="vampire.action",
+    gm_decides=(
+        ("difficulty", "VAM-5"),
+        ("modifier", "VAM-5"),
+        ("tense", "VAM-5"),
+        ("take_automatic", "VAM-20"),
+    ),
     npc_values=(
         ("/attribute_value", "/character"),
         ("/ability_value", "/character"),

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
-from app.engine.contract import Snapshot
+from app.engine.contract import Snapshot, TableOptions
 from app.engine.rulesets.vampire.labels import ATTRIBUTES
 from app.engine.sheets import Sheet, StrictModel, enum_labels, managed
 
@@ -81,7 +81,7 @@ class VampireSheet(Sheet):
     )
 
 
-class VampireOptions(StrictModel):
+class VampireOptions(TableOptions):
     """Campaign options of Vampire."""
 
     blank_botch: bool = Field(
