@@ -48,6 +48,8 @@ STRUCTURAL_KINDS = frozenset(
         "encounter.ended",
         "disclosed",
         "effects_applied",
+        "roll_requested",
+        "roll_request_cancelled",
     }
 )
 FAIRNESS_PREFIX = "FAIR"

@@ -22,6 +22,12 @@ from app.models.invitation import (
     InvitationsPublic,
 )
 from app.models.log import DisclosedEntry, HeldEffects, IdempotencyKey, LogEntry, SeedEpoch
+from app.models.roll_request import (
+    RollRequest,
+    RollRequestCreate,
+    RollRequestPublic,
+    RollRequestsPublic,
+)
 from app.models.user import User, UserCreate, UserCreated, UserPublic
 
 __all__ = [
@@ -44,6 +50,10 @@ __all__ = [
     "MemberCreate",
     "MemberPublic",
     "MembersPublic",
+    "RollRequest",
+    "RollRequestCreate",
+    "RollRequestPublic",
+    "RollRequestsPublic",
     "SeedEpoch",
     "User",
     "UserCreate",

@@ -8,7 +8,7 @@ service writes itself (epochs, sheet edits, encounters).
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -234,6 +234,22 @@ class AppliedRequest(BaseModel):
     seq: int = Field(description="the hidden roll whose held effects the GM applied (FAIR-21)")
 
 
+class RollRequestedRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str = Field(description="the roll kind the GM asks for")
+    character_ids: list[str]
+    values: dict[str, Any] = Field(description="the body fields the GM set; answers keep them")
+    visibility: Visibility
+    note: str
+
+
+class RollRequestCancelledRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    request_id: str
+
+
 # kind → (request, result, effect) of every entry the service writes itself.
 STRUCTURAL_SHAPES: dict[str, tuple[type[BaseModel], type[BaseModel], type[BaseModel]]] = {
     "epoch_opened": (Empty, EpochOpenedResult, SheetChange),
@@ -249,6 +265,8 @@ STRUCTURAL_SHAPES: dict[str, tuple[type[BaseModel], type[BaseModel], type[BaseMo
     "encounter.ended": (EncounterEventRequest, EncounterEventResult, SheetChange),
     "disclosed": (DisclosedRequest, DisclosedResult, SheetChange),
     "effects_applied": (AppliedRequest, Empty, Effect),
+    "roll_requested": (RollRequestedRequest, Empty, SheetChange),
+    "roll_request_cancelled": (RollRequestCancelledRequest, Empty, SheetChange),
 }
 
 

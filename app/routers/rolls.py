@@ -15,6 +15,7 @@ from app.routers.common import AcceptLanguage, Limit, SessionRoute, negotiate_la
 from app.services import log as log_service
 from app.services.access import get_campaign_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
+from app.services.roll_requests import answer as answer_request
 from app.services.rolls import create_roll
 from app.services.views import annotate_follow_ups, public_view, roll_view
 
@@ -40,12 +41,19 @@ def build(registry: Registry) -> APIRouter:
         body: Annotated[models.roll_body, Body()],  # type: ignore[name-defined]
         idempotency: IdempotencyDep,
         accept_language: AcceptLanguage = None,
+        request_id: Annotated[
+            uuid.UUID | None,
+            Query(description="the GM's roll request this roll answers: its values apply"),
+        ] = None,
     ) -> Response:
         """Roll for a rule or a table; answers with the audit entry as the caller may see it."""
 
         def work() -> dict[str, object]:
             access = get_campaign_access(session, campaign_id, user, lock=True)
-            entry = create_roll(session, access, registry, body)
+            if request_id is not None:
+                entry = answer_request(session, access, registry, body, request_id)
+            else:
+                entry = create_roll(session, access, registry, body)
             return roll_view(entry, access, registry, negotiate_language(accept_language))
 
         return run_idempotent(session, user, str(campaign_id), idempotency, 201, work)

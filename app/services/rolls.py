@@ -46,13 +46,23 @@ def create_roll(
     return roll(session, access, registry, rules, body)
 
 
-def check_gm_decides(access: CampaignAccess, kind: AnyKind, body: BaseModel) -> None:
+def check_gm_decides(
+    access: CampaignAccess,
+    kind: AnyKind,
+    body: BaseModel,
+    decided_by_gm: frozenset[str] = frozenset(),
+) -> None:
     """What the sources give the GM to decide (VAM-5's difficulty, modifiers and tense,
     VAM-20's automatic success, JDR-40's Mythos difficulty, FAB-12/14's difficulty and
-    situation) a player sets only where the campaign lets players do so."""
+    situation) a player sets only where the campaign lets players do so, or as the GM's
+    roll request sets it (`decided_by_gm`, the request's fields)."""
     if access.is_gm or access.campaign.options.get("players_set_difficulty"):
         return
-    decided = [(path, rule) for path, rule in kind.gm_decides if _is_set(body, path)]
+    decided = [
+        (path, rule)
+        for path, rule in kind.gm_decides
+        if path.split(".")[0] not in decided_by_gm and _is_set(body, path)
+    ]
     if decided:
         fields = ", ".join(path for path, _ in decided)
         rules = ", ".join(sorted({rule for _, rule in decided}))
@@ -77,8 +87,15 @@ def _is_set(body: BaseModel, path: str) -> bool:
 
 
 def roll(
-    session: Session, access: LockedAccess, registry: Registry, rules: Rules, body: BaseModel
+    session: Session,
+    access: LockedAccess,
+    registry: Registry,
+    rules: Rules,
+    body: BaseModel,
+    answering: int | None = None,
 ) -> SealedEntry:
+    """Prepare, resolve and record one roll; `answering` is the seq of the GM's roll
+    request it answers, which the entry then follows (FAIR-9)."""
     kind = rules.kind
     if kind.prepare is None:
         raise InvalidInput(f"{kind.name} is not rolled directly; the service makes it")
@@ -87,6 +104,8 @@ def roll(
     # A follow-up reads the sheets its entry left, held or not (FAIR-21).
     table = CampaignTable(session, access, released=getattr(body, "follows", None))
     prepared = kind.prepare(body, table)
+    if answering is not None:
+        prepared = dataclasses.replace(prepared, follows=answering)
     # FAIR-21: an entry that carries what hidden entries hold is at least as hidden.
     visibility = at_least_as_hidden(prepared.visibility, table.read_visibility)
     if visibility != prepared.visibility:

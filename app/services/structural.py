@@ -41,6 +41,18 @@ def structural_summary(entry: dict[str, Any], language: Language) -> str | None:
         if kind == "sheet_override":
             return _words(language, f"GM override: {fields}", f"Correction du MJ : {fields}")
         return _words(language, f"Sheet edited: {fields}", f"Fiche modifiée : {fields}")
+    if kind == "roll_requested":
+        count = len(request.get("character_ids", []))
+        what = request.get("kind", "")
+        return _words(
+            language,
+            f"The GM asks {count} character(s) for a {what} roll",
+            f"Le MJ demande un jet {what} à {count} personnage(s)",
+        )
+    if kind == "roll_request_cancelled":
+        return _words(
+            language, "The GM withdraws a roll request", "Le MJ retire une demande de jet"
+        )
     if kind == "options_changed":
         return _words(language, "Campaign options changed", "Options de la campagne modifiées")
     round_ = result.get("round")

@@ -36,6 +36,7 @@ def test_the_docs_list_resources_in_reading_order_whatever_the_matching_order(cl
         "members",
         "invitations",
         "characters",
+        "roll-requests",
         "rolls",
         "log",
         "fairness",

@@ -1,0 +1,193 @@
+"""Roll requests: the GM asks characters for a roll with the values the GM decides
+(difficulty, modifiers, tense, visibility); each character's player answers once, and the
+answer keeps the GM's values (VAM-5, JDR-40, FAB-12/14)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from pydantic import BaseModel, ValidationError, create_model
+from sqlmodel import Session, col, select
+
+from app.core.problems import Conflict, NotFound, Unprocessable
+from app.engine.contract import acting_character_id
+from app.engine.registry import Registry
+from app.models import Character, RollRequest, RollRequestCreate, RollRequestPublic
+from app.services.access import CampaignAccess, LockedAccess, get_campaign_character
+from app.services.log import SealedEntry, append_entry
+from app.services.rolls import check_gm_decides, roll
+
+# What the answer itself names: the kind, whoever answers, and the visibility (the GM's).
+_ANSWER_FIELDS = frozenset({"kind", "character_id", "attacker_id", "healer_id", "visibility"})
+
+
+def request_public(row: RollRequest) -> RollRequestPublic:
+    return RollRequestPublic.model_validate(row.model_dump())
+
+
+def create_request(
+    session: Session, access: LockedAccess, registry: Registry, data: RollRequestCreate
+) -> RollRequestPublic:
+    """Ask characters for a roll; logged as a public `roll_requested` entry."""
+    access.require_gm("ask for rolls")
+    campaign = access.campaign
+    kind = registry.in_campaign(campaign.system, data.kind).kind
+    body = kind.body
+    if body is None or kind.prepare is None or kind.gm_only or "follows" in body.model_fields:
+        raise Unprocessable(
+            f"kind: {data.kind} is not asked for: a player answers a roll they make "
+            "themselves, not a follow-up or the GM's own kind"
+        )
+    character_ids = list(dict.fromkeys(str(c) for c in data.character_ids))
+    for character_id in character_ids:
+        get_campaign_character(session, access, uuid.UUID(character_id))
+    values = _checked_values(body, data.values)
+    entry = append_entry(
+        session,
+        campaign,
+        kind="roll_requested",
+        actor_id=access.user.id,
+        request={
+            "kind": data.kind,
+            "character_ids": character_ids,
+            "values": values,
+            "visibility": data.visibility,
+            "note": data.note,
+        },
+    )
+    row = RollRequest(
+        campaign_id=campaign.id,
+        kind=data.kind,
+        character_ids=character_ids,
+        values=values,
+        visibility=data.visibility,
+        note=data.note,
+        seq=entry.seq,
+    )
+    session.add(row)
+    return request_public(row)
+
+
+def _checked_values(body: type[BaseModel], values: dict[str, Any]) -> dict[str, Any]:
+    """The GM's values, each checked against the kind's body field it sets."""
+    checked: dict[str, Any] = {}
+    for name, value in values.items():
+        field = body.model_fields.get(name)
+        if field is None or name in _ANSWER_FIELDS:
+            settable = sorted(set(body.model_fields) - _ANSWER_FIELDS)
+            raise Unprocessable(f"values.{name}: not a field this kind's roll sets ({settable})")
+        # The field alone, with its type and constraints, as the answer's body will read it.
+        one = create_model("Value", value=(field.annotation or Any, field))
+        try:
+            checked[name] = one.model_validate({"value": value}).model_dump(mode="json")["value"]
+        except ValidationError as exc:
+            problem = exc.errors()[0]["msg"]
+            raise Unprocessable(f"values.{name}: {problem}") from None
+    return checked
+
+
+def _request(session: Session, access: CampaignAccess, request_id: uuid.UUID) -> RollRequest:
+    row = session.get(RollRequest, request_id)
+    if row is None or row.campaign_id != access.campaign.id:
+        raise NotFound(f"no roll request {request_id} in this campaign")
+    return row
+
+
+def answer(
+    session: Session,
+    access: LockedAccess,
+    registry: Registry,
+    body: BaseModel,
+    request_id: uuid.UUID,
+) -> SealedEntry:
+    """A character's roll answering the request: the GM's values apply, the body may not
+    change them, and the entry follows the request (FAIR-9)."""
+    row = _request(session, access, request_id)
+    if row.status != "open":
+        raise Conflict(f"roll request {request_id} is {row.status}; it takes no more answers")
+    kind_name = str(getattr(body, "kind"))  # noqa: B009 (every roll body has its kind)
+    if kind_name != row.kind:
+        raise Unprocessable(f"kind: the request asks for {row.kind}, not {kind_name}")
+    character_id = acting_character_id(body)
+    if character_id not in row.character_ids:
+        raise Unprocessable("the request asks other characters for this roll")
+    if character_id in row.answers:
+        seq = row.answers[character_id]
+        raise Conflict(f"this character answered the request already, at seq {seq}")
+    given = body.model_dump(mode="json", exclude_unset=True)
+    fixed = {**row.values, "visibility": row.visibility}
+    for name, value in fixed.items():
+        if name in given and given[name] != value:
+            raise Unprocessable(
+                f"{name}: the GM's request sets it to {value!r}; leave it out of the answer"
+            )
+    rules = registry.in_campaign(access.campaign.system, kind_name)
+    check_gm_decides(access, rules.kind, body, decided_by_gm=frozenset(fixed))
+    merged = type(body).model_validate({**given, **fixed})
+    entry = roll(session, access, registry, rules, merged, answering=row.seq)
+    row.answers = {**row.answers, character_id: entry.seq}
+    if len(row.answers) == len(row.character_ids):
+        row.status = "closed"
+    session.add(row)
+    return entry
+
+
+def cancel_request(session: Session, access: LockedAccess, request_id: uuid.UUID) -> None:
+    """The GM withdraws a request; logged as `roll_request_cancelled`, following it."""
+    access.require_gm("cancel roll requests")
+    row = _request(session, access, request_id)
+    if row.status != "open":
+        raise Conflict(f"roll request {request_id} is {row.status} already")
+    append_entry(
+        session,
+        access.campaign,
+        kind="roll_request_cancelled",
+        actor_id=access.user.id,
+        request={"request_id": str(row.id)},
+        follows=row.seq,
+    )
+    row.status = "cancelled"
+    session.add(row)
+
+
+def list_requests(
+    session: Session, access: CampaignAccess, *, status: str | None, limit: int, offset: int
+) -> tuple[list[RollRequestPublic], int]:
+    """The GM's every request; a player's, those that ask one of their characters."""
+    conditions = [col(RollRequest.campaign_id) == access.campaign.id]
+    if status is not None:
+        conditions.append(col(RollRequest.status) == status)
+    rows = list(
+        session.exec(
+            select(RollRequest).where(*conditions).order_by(col(RollRequest.seq).desc())
+        ).all()
+    )
+    if not access.is_gm:
+        owned = {
+            str(c)
+            for c in session.exec(
+                select(Character.id).where(
+                    col(Character.campaign_id) == access.campaign.id,
+                    col(Character.owner_id) == access.user.id,
+                )
+            ).all()
+        }
+        rows = [row for row in rows if owned & set(row.character_ids)]
+    return [request_public(row) for row in rows[offset : offset + limit]], len(rows)
+
+
+def get_request(
+    session: Session, access: CampaignAccess, request_id: uuid.UUID
+) -> RollRequestPublic:
+    row = _request(session, access, request_id)
+    if not access.is_gm:
+        owned = {
+            str(c.id)
+            for c in session.exec(
+                select(Character).where(col(Character.owner_id) == access.user.id)
+            ).all()
+        }
+        if not owned & set(row.character_ids):
+            raise NotFound(f"no roll request {request_id} for your characters")
+    return request_public(row)

@@ -1,0 +1,202 @@
+"""Roll requests (issue 15, part 1): the GM asks characters for a roll with the values the
+GM decides (VAM-5, JDR-40, FAB-12/14); each character's player answers once, and keeps
+them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.api.helpers import assert_verified, last_seq, log_entries
+from tests.conftest import (
+    API,
+    CTHULHU_SHEET,
+    FABULAE_SHEET,
+    VAMPIRE_SHEET,
+    assert_problem,
+)
+
+
+def ask(client, campaign, caller, **body: Any):
+    return client.post(
+        f"{API}/campaigns/{campaign['id']}/roll-requests", json=body, headers=caller.headers
+    )
+
+
+def asked(client, campaign, gm, **body: Any) -> dict[str, Any]:
+    response = ask(client, campaign, gm, **body)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def answer(client, campaign, caller, request_id: str, body: dict[str, Any]):
+    return client.post(
+        f"{API}/campaigns/{campaign['id']}/rolls?request_id={request_id}",
+        json=body,
+        headers=caller.headers,
+    )
+
+
+def requests_of(client, campaign, caller, status: str | None = None) -> list[dict[str, Any]]:
+    query = f"?status={status}" if status else ""
+    response = client.get(
+        f"{API}/campaigns/{campaign['id']}/roll-requests{query}", headers=caller.headers
+    )
+    assert response.status_code == 200, response.text
+    return response.json()["data"]
+
+
+def action(character, **extra: Any) -> dict[str, Any]:
+    return {
+        "kind": "vampire.action",
+        "character_id": character["id"],
+        "attribute": "astuce",
+        "ability": "subterfuge",
+        **extra,
+    }
+
+
+def test_VAM_5_the_storyteller_asks_and_each_player_answers_once_with_the_set_values(
+    client, gm, player, other_player, outsider, make_campaign, make_character, forced_dice
+):
+    campaign = make_campaign("vampire", players=(player, other_player))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    mireille = make_character(campaign, other_player, sheet=VAMPIRE_SHEET, name="Mireille")
+    request = asked(
+        client,
+        campaign,
+        gm,
+        kind="vampire.action",
+        character_ids=[lucien["id"], mireille["id"]],
+        values={"difficulty": 8, "modifier": -1, "tense": True},
+        note="Le prince vous dévisage : mentez.",
+    )
+    assert request["status"] == "open" and request["answers"] == {}
+    (logged,) = [e for e in log_entries(client, campaign, gm) if e["seq"] == request["seq"]]
+    assert logged["kind"] == "roll_requested" and logged["visibility"] == "public"
+    assert [r["id"] for r in requests_of(client, campaign, player, "open")] == [request["id"]]
+
+    # The answer may not change what the Storyteller set, nor add what they decide.
+    before = last_seq(client, campaign, gm)
+    for body, status, words in (
+        (action(lucien, difficulty=5), 422, "difficulty: the GM's request sets it to 8"),
+        (action(lucien, visibility="blind"), 422, "visibility"),
+        (action(lucien, take_automatic=True), 403, "take_automatic"),
+        ({**action(lucien), "kind": "vampire.willpower_restore"}, 422, None),
+    ):
+        response = answer(client, campaign, player, request["id"], body)
+        assert_problem(response, status, *([words] if words else []))
+    assert_problem(answer(client, campaign, player, request["id"], action(mireille)), 403)
+    assert last_seq(client, campaign, gm) == before
+
+    forced_dice.push(*[8] * 6)  # Astuce 4 + Subterfuge 3 − 1
+    response = answer(client, campaign, player, request["id"], action(lucien, difficulty=8))
+    assert response.status_code == 201, response.text
+    rolled = response.json()
+    assert rolled["follows"] == request["seq"]
+    assert (rolled["result"]["difficulty"], rolled["result"]["pool"]) == (8, 6)
+    assert rolled["request"]["tense"] is True
+    again = answer(client, campaign, player, request["id"], action(lucien))
+    assert_problem(again, 409, f"answered the request already, at seq {rolled['seq']}")
+
+    forced_dice.push(*[2] * 6)
+    assert (
+        answer(client, campaign, other_player, request["id"], action(mireille)).status_code == 201
+    )
+    (done,) = requests_of(client, campaign, gm, "closed")
+    assert set(done["answers"]) == {lucien["id"], mireille["id"]}
+    assert_verified(client, campaign, gm)  # the answers replay, following the request
+    # Whoever is not a member sees nothing of it.
+    path = f"{API}/campaigns/{campaign['id']}/roll-requests/{request['id']}"
+    assert_problem(client.get(path, headers=outsider.headers), 404)
+
+
+def test_the_gm_cancels_an_open_request_and_it_takes_no_answer(
+    client, gm, player, make_campaign, make_character
+):
+    campaign = make_campaign("vampire", players=(player,))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    request = asked(client, campaign, gm, kind="vampire.action", character_ids=[lucien["id"]])
+    path = f"{API}/campaigns/{campaign['id']}/roll-requests/{request['id']}"
+    assert_problem(client.delete(path, headers=player.headers), 403, "GM")
+    assert client.delete(path, headers=gm.headers).status_code == 204
+    assert_problem(client.delete(path, headers=gm.headers), 409, "cancelled")
+    assert_problem(answer(client, campaign, player, request["id"], action(lucien)), 409)
+    cancelled = log_entries(client, campaign, gm)[-1]
+    assert cancelled["kind"] == "roll_request_cancelled"
+    assert cancelled["follows"] == request["seq"]
+    assert requests_of(client, campaign, player, "open") == []
+    assert [r["status"] for r in requests_of(client, campaign, player)] == ["cancelled"]
+
+
+def test_JDR_40_a_mythos_test_at_the_gms_difficulty(
+    client, gm, player, make_campaign, make_character, forced_dice
+):
+    campaign = make_campaign("jdr-express-cthulhu", players=(player,))
+    carter = make_character(campaign, player, sheet=CTHULHU_SHEET, name="Carter")
+    request = asked(
+        client,
+        campaign,
+        gm,
+        kind="jdr.mythos",
+        character_ids=[carter["id"]],
+        values={"difficulty": 9},
+        visibility="gm",
+    )
+    # The body names a required field the request sets (the difficulty) with its value.
+    body = {"kind": "jdr.mythos", "character_id": carter["id"], "source": "un grimoire"}
+    changed = answer(client, campaign, player, request["id"], {**body, "difficulty": 7})
+    assert_problem(changed, 422, "the GM's request sets it to 9")
+    body["difficulty"] = 9
+    forced_dice.push(5, 6)
+    rolled = answer(client, campaign, player, request["id"], body)
+    assert rolled.status_code == 201, rolled.text
+    assert rolled.json()["visibility"] == "gm" and rolled.json()["request"]["difficulty"] == 9
+
+
+def test_FAB_12_FAB_14_an_action_at_the_gms_difficulty_and_situation(
+    client, gm, player, make_campaign, make_character, forced_dice
+):
+    campaign = make_campaign("fabulae-tenebris", players=(player,))
+    ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
+    request = asked(
+        client,
+        campaign,
+        gm,
+        kind="fabulae.action",
+        character_ids=[ada["id"]],
+        values={"difficulty": "very_hard", "modifiers": [{"source": "fog", "dice": -1}]},
+    )
+    body = {
+        "kind": "fabulae.action",
+        "character_id": ada["id"],
+        "attribute": "intellect",
+        "skill": "observation",
+    }
+    forced_dice.push(*[2] * 3)  # Intellect 3 + Observation 2 − 1 − 1
+    rolled = answer(client, campaign, player, request["id"], body)
+    assert rolled.status_code == 201, rolled.text
+    pool = rolled.json()["result"]["pool"]
+    assert (pool["difficulty"], pool["modifiers"], pool["pool"]) == (-1, -1, 3)
+
+
+def test_bad_requests_are_refused_and_log_nothing(
+    client, gm, player, make_campaign, make_character
+):
+    campaign = make_campaign("vampire", players=(player,))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    before = last_seq(client, campaign, gm)
+    base = {"kind": "vampire.action", "character_ids": [lucien["id"]]}
+    assert_problem(ask(client, campaign, player, **base), 403, "GM")
+    for body, words in (
+        ({**base, "values": {"difficulty": 11}}, "values.difficulty"),
+        ({**base, "values": {"dificulty": 7}}, "values.dificulty"),
+        ({**base, "values": {"character_id": lucien["id"]}}, "values.character_id"),
+        ({**base, "kind": "jdr.action"}, None),
+        ({**base, "kind": "vampire.willpower_restore"}, "not asked for"),
+        ({**base, "character_ids": []}, None),
+    ):
+        response = ask(client, campaign, gm, **body)
+        assert_problem(response, 422, *([words] if words else []))
+    missing = {**base, "character_ids": ["00000000-0000-4000-8000-000000000000"]}
+    assert_problem(ask(client, campaign, gm, **missing), 404)
+    assert last_seq(client, campaign, gm) == before
