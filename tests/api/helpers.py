@@ -17,6 +17,8 @@ STRUCTURAL = {
     "sheet_edit",
     "sheet_override",
     "options_changed",
+    "roll_requested",
+    "roll_request_cancelled",
 }
 
 
