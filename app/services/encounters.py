@@ -36,7 +36,7 @@ from app.services.access import (
     get_campaign_character,
 )
 from app.services.log import SealedEntry, append_entry, record
-from app.services.rolls import check_gm_decides, roll
+from app.services.rolls import check_gm_decides, check_other_side, roll
 from app.services.table import CampaignTable
 from app.services.views import can_see
 
@@ -392,6 +392,7 @@ def act(
         sheet=sheet,
     )
     check_gm_decides(access, rules.kind, body)
+    check_other_side(session, access, rules.kind, body)
     if not reaction and not override:
         combat.check_action(context)
     context.body = combat.prepare_action(context)

@@ -16,7 +16,7 @@ from app.engine.registry import Registry
 from app.models import Character, RollRequest, RollRequestCreate, RollRequestPublic
 from app.services.access import CampaignAccess, LockedAccess, get_campaign_character
 from app.services.log import SealedEntry, append_entry
-from app.services.rolls import check_gm_decides, roll
+from app.services.rolls import check_gm_decides, check_other_side, roll
 
 # What the answer itself names: the kind, whoever answers, and the visibility (the GM's).
 _ANSWER_FIELDS = frozenset({"kind", "character_id", "attacker_id", "healer_id", "visibility"})
@@ -124,6 +124,7 @@ def answer(
             )
     rules = registry.in_campaign(access.campaign.system, kind_name)
     check_gm_decides(access, rules.kind, body, decided_by_gm=frozenset(fixed))
+    check_other_side(session, access, rules.kind, body)
     merged = type(body).model_validate({**given, **fixed})
     entry = roll(session, access, registry, rules, merged, answering=row.seq)
     row.answers = {**row.answers, character_id: entry.seq}

@@ -24,8 +24,8 @@ from app.engine.contract import (
 )
 from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.registry import Registry, Rules
-from app.models import LogEntry
-from app.services.access import CampaignAccess, LockedAccess
+from app.models import Character, LogEntry
+from app.services.access import CampaignAccess, LockedAccess, can_edit_character
 from app.services.log import (
     SealedEntry,
     defer_follow_ons,
@@ -43,6 +43,7 @@ def create_roll(
     kind_name = str(getattr(body, "kind"))  # noqa: B009 (every roll body has its kind)
     rules = registry.in_campaign(access.campaign.system, kind_name)
     check_gm_decides(access, rules.kind, body)
+    check_other_side(session, access, rules.kind, body)
     return roll(session, access, registry, rules, body)
 
 
@@ -72,6 +73,35 @@ def check_gm_decides(
             "players_set_difficulty",
             rule=decided[0][1],
         )
+
+
+def check_other_side(
+    session: Session, access: CampaignAccess, kind: AnyKind, body: BaseModel
+) -> None:
+    """Each side answers for itself: the roller names the other side, never makes its
+    choices (its talents, its helpers, its defense); whoever controls that character does,
+    or the GM."""
+    if access.is_gm:
+        return
+    for path, character_path, rule in kind.other_side:
+        if not _is_set(body, path):
+            continue
+        character_id = _value(body, character_path)
+        character = session.get(Character, uuid.UUID(str(character_id)))
+        if character is None or not can_edit_character(access, character):
+            name = character.name if character is not None else "the other side"
+            raise Forbidden(
+                f"{path}: {name}'s choice ({rule}), made by whoever plays {name} or the GM; "
+                "the roller names the other side, never spends its choices",
+                rule=rule,
+            )
+
+
+def _value(body: BaseModel, path: str) -> object:
+    node: object = body
+    for name in path.split("."):
+        node = getattr(node, name, None)
+    return node
 
 
 def _is_set(body: BaseModel, path: str) -> bool:

@@ -429,7 +429,8 @@ def test_FAB_36_each_side_rolls_its_own_pool(client, table, gm, player, forced_d
     gm_patch(client, gm, table.bram, {"states": ["meurtri"], "stress": 1})
     forced_dice.push(2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3)
     body = opposed_body(table.ada, table.bram, active={"helpers": 2}, passive={"helpers": 1})
-    entry = rolled(client, table.campaign, player, body)
+    # Bram's helpers are his side's to count (FAB-13): the GM rolls for both sides here.
+    entry = rolled(client, table.campaign, gm, body)
     assert entry["result"]["active"]["pool"]["pool"] == 7
     assert entry["result"]["passive"]["pool"]["pool"] == 5
     assert entry["result"]["passive"]["stress_dice"] == [3]

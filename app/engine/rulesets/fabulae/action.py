@@ -243,6 +243,10 @@ def opposed_outcome(result: FabulaeOpposition) -> Outcome:
 
 OPPOSED: RollKind[FabulaeOpposedCreate, FabulaeOpposedRequest, FabulaeOpposition] = RollKind(
     name="fabulae.opposed",
+    other_side=(
+        ("passive.talents", "passive.character_id", "FAB-90"),
+        ("passive.helpers", "passive.character_id", "FAB-13"),
+    ),
     gm_decides=(
         ("active.difficulty", "FAB-12"),
         ("active.modifiers", "FAB-14"),
