@@ -4,7 +4,7 @@ import uuid
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends, Query, Response
 from sqlmodel import Session
 
 from app.core.database import SessionDep
@@ -198,13 +198,17 @@ def build(registry: Registry) -> APIRouter:
         action: models.action,  # type: ignore[name-defined]
         idempotency: IdempotencyDep,
         accept_language: AcceptLanguage = None,
+        request_id: Annotated[
+            uuid.UUID | None,
+            Query(description="the GM's roll request this action answers: its values apply"),
+        ] = None,
     ) -> Response:
         """Act on your turn with one of the system's roll kinds (`actor_id` + the roll's
         body)."""
 
         def work() -> Any:
             encounter, access = service.load(session, user, encounter_id, lock=True)
-            entry = service.act(session, access, registry, encounter, action)
+            entry = service.act(session, access, registry, encounter, action, request_id)
             return {
                 "encounter": service.view(session, access, registry, encounter),
                 "entry": roll_view(entry, access, registry, negotiate_language(accept_language)),

@@ -36,6 +36,7 @@ from app.services.access import (
     get_campaign_character,
 )
 from app.services.log import SealedEntry, append_entry, record
+from app.services.roll_requests import answering
 from app.services.rolls import check_gm_decides, check_other_side, roll
 from app.services.table import CampaignTable
 from app.services.views import can_see
@@ -345,8 +346,10 @@ def act(
     registry: Registry,
     encounter: Encounter,
     action: BaseModel,
+    request_id: uuid.UUID | None = None,
 ) -> SealedEntry:
-    """One action of the system's roll kinds, by the combatant whose turn it is."""
+    """One action of the system's roll kinds, by the combatant whose turn it is; with
+    `request_id`, the answer to what the GM imposed in a roll request."""
     if encounter.status == "setup":
         raise Conflict("the encounter has not started: roll initiative first")
     if encounter.status == "ended":
@@ -357,7 +360,9 @@ def act(
     ruleset, _ = registry.system(access.campaign.system)
     if rules.ruleset is not ruleset or rules.kind.body is None:
         raise Unprocessable(f"a {access.campaign.system} encounter takes {ruleset.name} roll kinds")
-    body = rules.kind.body.model_validate(action.model_dump(exclude={"actor_id", "override"}))
+    # What the client sent, no more: a request's values may fill what it left out.
+    sent = action.model_dump(exclude={"actor_id", "override"}, exclude_unset=True)
+    body = rules.kind.body.model_validate(sent)
     actor_id = str(getattr(action, "actor_id"))  # noqa: B009
     override_asked = bool(getattr(action, "override", False))
     combatants = _roster(encounter)
@@ -377,6 +382,10 @@ def act(
     if not reaction and not override and (turn_of is None or turn_of["character_id"] != actor_id):
         whose = turn_of["name"] if turn_of else "nobody"
         raise Conflict(f"it is {whose}'s turn, not {actor.name}'s")
+    reply = None
+    if request_id is not None:
+        reply = answering(session, access, rules.kind, body, request_id)
+        body = reply.body
     # FAIR-21 first: the rules of the fight (a panic's binding) read the actor's sheet and
     # conditions, which a hidden roll may hold; refused by them, the answer would tell it.
     table = CampaignTable(session, access, released=getattr(body, "follows", None))
@@ -391,12 +400,17 @@ def act(
         reaction=reaction,
         sheet=sheet,
     )
-    check_gm_decides(access, rules.kind, body)
-    check_other_side(session, access, rules.kind, body)
+    if reply is None:
+        check_gm_decides(access, rules.kind, body)
+        check_other_side(session, access, rules.kind, body)
     if not reaction and not override:
         combat.check_action(context)
     context.body = combat.prepare_action(context)
-    entry = roll(session, access, registry, rules, context.body)
+    entry = roll(
+        session, access, registry, rules, context.body, answering=reply.seq if reply else None
+    )
+    if reply is not None:
+        reply.answered(session, entry)
     recorded = [
         # As the rules made them: the stored result may hold commitments (FAIR-18).
         RecordedEntry(

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError, create_model
 from sqlmodel import Session, col, select
 
 from app.core.problems import Conflict, NotFound, Unprocessable
-from app.engine.contract import acting_character_id
+from app.engine.contract import AnyKind, acting_character_id
 from app.engine.registry import Registry
 from app.models import Character, RollRequest, RollRequestCreate, RollRequestPublic
 from app.services.access import CampaignAccess, LockedAccess, get_campaign_character
@@ -94,23 +94,43 @@ def _request(session: Session, access: CampaignAccess, request_id: uuid.UUID) ->
     return row
 
 
-def answer(
+class Answer:
+    """A roll answering a request: the body with the GM's values, and whom it answers for."""
+
+    def __init__(self, row: RollRequest, body: BaseModel, character_id: str) -> None:
+        self.row = row
+        self.body = body
+        self.character_id = character_id
+
+    @property
+    def seq(self) -> int:
+        """The request's entry, which the answer follows (FAIR-9)."""
+        return self.row.seq
+
+    def answered(self, session: Session, entry: SealedEntry) -> None:
+        """Record the roll that answered; the request closes once every character has."""
+        self.row.answers = {**self.row.answers, self.character_id: entry.seq}
+        if len(self.row.answers) == len(self.row.character_ids):
+            self.row.status = "closed"
+        session.add(self.row)
+
+
+def answering(
     session: Session,
     access: LockedAccess,
-    registry: Registry,
+    kind: AnyKind,
     body: BaseModel,
     request_id: uuid.UUID,
-) -> SealedEntry:
-    """A character's roll answering the request: the GM's values apply, the body may not
-    change them, and the entry follows the request (FAIR-9)."""
+) -> Answer:
+    """Check a roll answering the request and give it the GM's values: the body may not
+    change them, nor set what else the GM decides; one answer per character."""
     row = _request(session, access, request_id)
     if row.status != "open":
         raise Conflict(f"roll request {request_id} is {row.status}; it takes no more answers")
-    kind_name = str(getattr(body, "kind"))  # noqa: B009 (every roll body has its kind)
-    if kind_name != row.kind:
-        raise Unprocessable(f"kind: the request asks for {row.kind}, not {kind_name}")
+    if kind.name != row.kind:
+        raise Unprocessable(f"kind: the request asks for {row.kind}, not {kind.name}")
     character_id = acting_character_id(body)
-    if character_id not in row.character_ids:
+    if character_id is None or character_id not in row.character_ids:
         raise Unprocessable("the request asks other characters for this roll")
     if character_id in row.answers:
         seq = row.answers[character_id]
@@ -122,15 +142,24 @@ def answer(
             raise Unprocessable(
                 f"{name}: the GM's request sets it to {value!r}; leave it out of the answer"
             )
-    rules = registry.in_campaign(access.campaign.system, kind_name)
-    check_gm_decides(access, rules.kind, body, decided_by_gm=frozenset(fixed))
-    check_other_side(session, access, rules.kind, body)
+    check_gm_decides(access, kind, body, decided_by_gm=frozenset(fixed))
+    check_other_side(session, access, kind, body)
     merged = type(body).model_validate({**given, **fixed})
-    entry = roll(session, access, registry, rules, merged, answering=row.seq)
-    row.answers = {**row.answers, character_id: entry.seq}
-    if len(row.answers) == len(row.character_ids):
-        row.status = "closed"
-    session.add(row)
+    return Answer(row, merged, character_id)
+
+
+def answer(
+    session: Session,
+    access: LockedAccess,
+    registry: Registry,
+    body: BaseModel,
+    request_id: uuid.UUID,
+) -> SealedEntry:
+    """A character's roll answering the request (POST .../rolls?request_id=)."""
+    rules = registry.in_campaign(access.campaign.system, str(getattr(body, "kind")))  # noqa: B009
+    reply = answering(session, access, rules.kind, body, request_id)
+    entry = roll(session, access, registry, rules, reply.body, answering=reply.seq)
+    reply.answered(session, entry)
     return entry
 
 

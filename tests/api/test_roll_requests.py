@@ -200,3 +200,38 @@ def test_bad_requests_are_refused_and_log_nothing(
     missing = {**base, "character_ids": ["00000000-0000-4000-8000-000000000000"]}
     assert_problem(ask(client, campaign, gm, **missing), 404)
     assert last_seq(client, campaign, gm) == before
+
+
+def test_VAM_5_in_an_encounter_the_action_answers_what_the_gm_imposed(
+    client, gm, player, make_campaign, make_character, forced_dice
+):
+    campaign = make_campaign("vampire", players=(player,))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    encounter = client.post(
+        f"{API}/campaigns/{campaign['id']}/encounters",
+        json={"name": "L'Elysium", "combatants": [{"character_id": lucien["id"]}]},
+        headers=gm.headers,
+    ).json()
+    forced_dice.push(5)  # Lucien's initiative die
+    started = client.post(f"{API}/encounters/{encounter['id']}/initiative", headers=gm.headers)
+    assert started.status_code == 200, started.text
+    request = asked(
+        client,
+        campaign,
+        gm,
+        kind="vampire.action",
+        character_ids=[lucien["id"]],
+        values={"difficulty": 7, "tense": True},
+    )
+    act = f"{API}/encounters/{encounter['id']}/actions"
+    body = {"actor_id": lucien["id"], **action(lucien)}
+    # Unasked, the player may not make the action tense (VAM-5); answering, it is.
+    refused = client.post(act, json={**body, "tense": True}, headers=player.headers)
+    assert_problem(refused, 403, "tense")
+    forced_dice.push(*[7] * 7)
+    response = client.post(f"{act}?request_id={request['id']}", json=body, headers=player.headers)
+    assert response.status_code == 201, response.text
+    entry = response.json()["entry"]
+    assert entry["follows"] == request["seq"] and entry["request"]["tense"] is True
+    assert entry["result"]["difficulty"] == 7
+    assert requests_of(client, campaign, gm, "closed")[0]["answers"] == {lucien["id"]: entry["seq"]}
