@@ -134,7 +134,9 @@ def roll(
     # A follow-up reads the sheets its entry left, held or not (FAIR-21).
     table = CampaignTable(session, access, released=getattr(body, "follows", None))
     prepared = kind.prepare(body, table)
-    if answering is not None:
+    if answering is not None and prepared.follows is None:
+        # A retry answering a request keeps following the roll it retries (VAM-30); the
+        # request records the answer either way.
         prepared = dataclasses.replace(prepared, follows=answering)
     # FAIR-21: an entry that carries what hidden entries hold is at least as hidden.
     visibility = at_least_as_hidden(prepared.visibility, table.read_visibility)

@@ -235,3 +235,22 @@ def test_VAM_5_in_an_encounter_the_action_answers_what_the_gm_imposed(
     assert entry["follows"] == request["seq"] and entry["request"]["tense"] is True
     assert entry["result"]["difficulty"] == 7
     assert requests_of(client, campaign, gm, "closed")[0]["answers"] == {lucien["id"]: entry["seq"]}
+
+
+def test_VAM_30_a_retry_answering_a_request_still_follows_the_roll_it_retries(
+    client, gm, player, make_campaign, make_character, forced_dice
+):
+    campaign = make_campaign("vampire", players=(player,))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    forced_dice.push(*[2] * 7)
+    failed = client.post(
+        f"{API}/campaigns/{campaign['id']}/rolls", json=action(lucien), headers=player.headers
+    ).json()
+    assert failed["result"]["outcome"] == "failure"
+    request = asked(client, campaign, gm, kind="vampire.action", character_ids=[lucien["id"]])
+    forced_dice.push(*[9] * 7)
+    retry = answer(client, campaign, player, request["id"], action(lucien, retry_of=failed["seq"]))
+    assert retry.status_code == 201, retry.text
+    assert retry.json()["follows"] == failed["seq"]
+    (closed,) = requests_of(client, campaign, gm, "closed")
+    assert closed["answers"] == {lucien["id"]: retry.json()["seq"]}
