@@ -194,15 +194,7 @@ def list_requests(
         ).all()
     )
     if not access.is_gm:
-        owned = {
-            str(c)
-            for c in session.exec(
-                select(Character.id).where(
-                    col(Character.campaign_id) == access.campaign.id,
-                    col(Character.owner_id) == access.user.id,
-                )
-            ).all()
-        }
+        owned = _owned(session, access)
         rows = [row for row in rows if owned & set(row.character_ids)]
     return [request_public(row) for row in rows[offset : offset + limit]], len(rows)
 
@@ -211,13 +203,17 @@ def get_request(
     session: Session, access: CampaignAccess, request_id: uuid.UUID
 ) -> RollRequestPublic:
     row = _request(session, access, request_id)
-    if not access.is_gm:
-        owned = {
-            str(c.id)
-            for c in session.exec(
-                select(Character).where(col(Character.owner_id) == access.user.id)
-            ).all()
-        }
-        if not owned & set(row.character_ids):
-            raise NotFound(f"no roll request {request_id} for your characters")
+    if not access.is_gm and not _owned(session, access) & set(row.character_ids):
+        raise NotFound(f"no roll request {request_id} for your characters")
     return request_public(row)
+
+
+def _owned(session: Session, access: CampaignAccess) -> set[str]:
+    """The ids of the caller's characters in the campaign: the requests a player sees."""
+    rows = session.exec(
+        select(Character.id).where(
+            col(Character.campaign_id) == access.campaign.id,
+            col(Character.owner_id) == access.user.id,
+        )
+    ).all()
+    return {str(character_id) for character_id in rows}

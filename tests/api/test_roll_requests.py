@@ -254,3 +254,16 @@ def test_VAM_30_a_retry_answering_a_request_still_follows_the_roll_it_retries(
     assert retry.json()["follows"] == failed["seq"]
     (closed,) = requests_of(client, campaign, gm, "closed")
     assert closed["answers"] == {lucien["id"]: retry.json()["seq"]}
+
+
+def test_a_player_sees_only_the_requests_for_their_characters(
+    client, gm, player, other_player, make_campaign, make_character
+):
+    campaign = make_campaign("vampire", players=(player, other_player))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    request = asked(client, campaign, gm, kind="vampire.action", character_ids=[lucien["id"]])
+    path = f"{API}/campaigns/{campaign['id']}/roll-requests/{request['id']}"
+    assert client.get(path, headers=player.headers).status_code == 200
+    assert_problem(client.get(path, headers=other_player.headers), 404)
+    assert requests_of(client, campaign, other_player) == []
+    assert [r["id"] for r in requests_of(client, campaign, gm)] == [request["id"]]
