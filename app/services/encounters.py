@@ -410,7 +410,7 @@ def act(
         session, access, registry, rules, context.body, answering=reply.seq if reply else None
     )
     if reply is not None:
-        reply.answered(session, entry)
+        reply.answered(session, entry.seq)
     recorded = [
         # As the rules made them: the stored result may hold commitments (FAIR-18).
         RecordedEntry(
@@ -509,6 +509,23 @@ def _hidden_from(session: Session, access: CampaignAccess, encounter: Encounter)
     return {row.seq for row in rows if not can_see(row, access) and row.seq not in applied}
 
 
+def _acted_unseen(session: Session, access: CampaignAccess, encounter: Encounter) -> set[str]:
+    """The combatants who acted this round in an entry the caller may not see."""
+    seqs = {
+        item["seq"]: item["actor_id"]
+        for item in encounter.history
+        if item["round"] == encounter.round
+    }
+    if not seqs:
+        return set()
+    rows = session.exec(
+        select(LogEntry).where(
+            col(LogEntry.campaign_id) == access.campaign.id, col(LogEntry.seq).in_(list(seqs))
+        )
+    ).all()
+    return {seqs[row.seq] for row in rows if not can_see(row, access)}
+
+
 def view(
     session: Session, access: CampaignAccess, registry: Registry, encounter: Encounter
 ) -> dict[str, Any]:
@@ -526,9 +543,14 @@ def view(
     }
 
     hidden = set() if access.is_gm else _hidden_from(session, access, encounter)
+    unseen = set() if access.is_gm else _acted_unseen(session, access, encounter)
 
     def public(combatant: dict[str, Any]) -> dict[str, Any]:
         character = characters.get(combatant["character_id"])
+        if combatant["character_id"] in unseen and "willpower" in combatant["spent"]:
+            # FAIR-21: a spend made in an action hidden from the caller is that action's.
+            spent = {k: v for k, v in combatant["spent"].items() if k != "willpower"}
+            combatant = {**combatant, "spent": spent}
         if hidden:
             # FAIR-21: a binding set by an entry the caller may not see (the panic after a
             # blind roll) would tell its outcome.

@@ -56,7 +56,9 @@ async def idempotency_request(
     if idempotency_key is None:
         return None
     body = await request.body()
-    return IdempotencyRequest(idempotency_key, fingerprint(request.method, request.url.path, body))
+    # The query is part of the request (a roll's ?request_id= answers one request or another).
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return IdempotencyRequest(idempotency_key, fingerprint(request.method, target, body))
 
 
 def fingerprint(method: str, path: str, body: bytes) -> str:

@@ -12,6 +12,7 @@ from sqlmodel import Session, col, select
 
 from app.core.problems import Conflict, NotFound, Unprocessable
 from app.engine.contract import AnyKind, acting_character_id
+from app.engine.errors import RuleRefusal
 from app.engine.registry import Registry
 from app.models import Character, RollRequest, RollRequestCreate, RollRequestPublic
 from app.services.access import CampaignAccess, LockedAccess, get_campaign_character
@@ -48,6 +49,8 @@ def create_request(
         campaign,
         kind="roll_requested",
         actor_id=access.user.id,
+        # A hidden roll's request is the GM's too: its note and values would tell its aim.
+        visibility="public" if data.visibility == "public" else "gm",
         request={
             "kind": data.kind,
             "character_ids": character_ids,
@@ -107,9 +110,9 @@ class Answer:
         """The request's entry, which the answer follows (FAIR-9)."""
         return self.row.seq
 
-    def answered(self, session: Session, entry: SealedEntry) -> None:
+    def answered(self, session: Session, seq: int) -> None:
         """Record the roll that answered; the request closes once every character has."""
-        self.row.answers = {**self.row.answers, self.character_id: entry.seq}
+        self.row.answers = {**self.row.answers, self.character_id: seq}
         if len(self.row.answers) == len(self.row.character_ids):
             self.row.status = "closed"
         session.add(self.row)
@@ -136,14 +139,15 @@ def answering(
         seq = row.answers[character_id]
         raise Conflict(f"this character answered the request already, at seq {seq}")
     given = body.model_dump(mode="json", exclude_unset=True)
+    whole = body.model_dump(mode="json")  # nested values with their defaults, as stored
     fixed = {**row.values, "visibility": row.visibility}
     for name, value in fixed.items():
-        if name in given and given[name] != value:
+        if name in given and whole[name] != value:
             raise Unprocessable(
                 f"{name}: the GM's request sets it to {value!r}; leave it out of the answer"
             )
     check_gm_decides(access, kind, body, decided_by_gm=frozenset(fixed))
-    check_other_side(session, access, kind, body)
+    check_other_side(session, access, kind, body, decided_by_gm=frozenset(fixed))
     merged = type(body).model_validate({**given, **fixed})
     return Answer(row, merged, character_id)
 
@@ -158,8 +162,13 @@ def answer(
     """A character's roll answering the request (POST .../rolls?request_id=)."""
     rules = registry.in_campaign(access.campaign.system, str(getattr(body, "kind")))  # noqa: B009
     reply = answering(session, access, rules.kind, body, request_id)
-    entry = roll(session, access, registry, rules, reply.body, answering=reply.seq)
-    reply.answered(session, entry)
+    try:
+        entry = roll(session, access, registry, rules, reply.body, answering=reply.seq)
+    except RuleRefusal as refusal:
+        if refusal.recorded_seq is not None:  # the attempt is logged (FAB-14): it answered
+            reply.answered(session, refusal.recorded_seq)
+        raise
+    reply.answered(session, entry.seq)
     return entry
 
 

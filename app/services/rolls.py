@@ -76,7 +76,11 @@ def check_gm_decides(
 
 
 def check_other_side(
-    session: Session, access: CampaignAccess, kind: AnyKind, body: BaseModel
+    session: Session,
+    access: CampaignAccess,
+    kind: AnyKind,
+    body: BaseModel,
+    decided_by_gm: frozenset[str] = frozenset(),
 ) -> None:
     """Each side answers for itself: the roller names the other side, never makes its
     choices (its talents, its helpers, its defense); whoever controls that character does,
@@ -84,7 +88,7 @@ def check_other_side(
     if access.is_gm:
         return
     for path, character_path, rule in kind.other_side:
-        if not _is_set(body, path):
+        if path.split(".")[0] in decided_by_gm or not _is_set(body, path):
             continue
         character_id = _value(body, character_path)
         character = session.get(Character, uuid.UUID(str(character_id)))

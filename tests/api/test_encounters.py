@@ -969,3 +969,27 @@ def test_FAIR_21_the_binding_of_a_blind_rolls_panic_shows_only_to_the_gm(
     for caller in (player, other_player):
         seen = by_name(get(client, encounter, caller))["Bruno"]["conditions"]
         assert [c["code"] for c in seen] == ["frozen"]
+
+
+def test_FAIR_21_a_willpower_spent_in_a_blind_action_is_not_shown_to_the_table(
+    client, gm, player, other_player, make_campaign, make_character, forced_dice
+):
+    campaign = make_campaign(VAMPIRE, players=(player, other_player))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    encounter = created(client, campaign, gm, "L'Elysium", fighter(lucien, "pcs"))
+    forced_dice.push(5)
+    encounter = initiative(client, encounter, gm)
+    forced_dice.push(2, 2, 2, 2, 2)  # Dextérité 3 + Athlétisme 2
+    body = {"character_id": lucien["id"], "attribute": "dexterite", "ability": "athletisme"}
+    acted(
+        client,
+        encounter,
+        player,
+        lucien,
+        "vampire.action",
+        willpower=True,
+        visibility="blind",
+        **body,
+    )
+    assert by_name(get(client, encounter, gm))["Lucien"]["spent"] == {"willpower": True}
+    assert by_name(get(client, encounter, other_player))["Lucien"]["spent"] == {}

@@ -267,3 +267,54 @@ def test_a_player_sees_only_the_requests_for_their_characters(
     assert_problem(client.get(path, headers=other_player.headers), 404)
     assert requests_of(client, campaign, other_player) == []
     assert [r["id"] for r in requests_of(client, campaign, gm)] == [request["id"]]
+
+
+def test_a_hidden_requests_note_is_the_gms_and_an_idempotency_key_names_one_request(
+    client, gm, player, other_player, make_campaign, make_character, forced_dice
+):
+    campaign = make_campaign("vampire", players=(player, other_player))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    hidden = asked(
+        client,
+        campaign,
+        gm,
+        kind="vampire.action",
+        character_ids=[lucien["id"]],
+        visibility="blind",
+        note="le goule derrière le rideau",
+    )
+    (seen,) = [e for e in log_entries(client, campaign, other_player) if e["seq"] == hidden["seq"]]
+    assert seen["redacted"] is True and "goule" not in str(seen)
+    other = asked(client, campaign, gm, kind="vampire.action", character_ids=[lucien["id"]])
+    forced_dice.push(*[2] * 7)
+    key = {"Idempotency-Key": "answer-1", **player.headers}
+    path = f"{API}/campaigns/{campaign['id']}/rolls?request_id="
+    first = client.post(path + hidden["id"], json=action(lucien), headers=key)
+    assert first.status_code == 201, first.text
+    # The same key for another request is another request: refused, not replayed.
+    assert_problem(client.post(path + other["id"], json=action(lucien), headers=key), 422)
+    assert requests_of(client, campaign, gm, "open")[0]["id"] == other["id"]
+
+
+def test_JDR_30_a_requested_weapon_is_repeated_as_the_gm_set_it(
+    client, gm, player, make_campaign, make_character, forced_dice
+):
+    from tests.conftest import DRACULA_SHEET
+
+    campaign = make_campaign("jdr-express-dracula", players=(player,))
+    mihail = make_character(campaign, player, sheet=DRACULA_SHEET, name="Mihail")
+    brigand = make_character(campaign, gm, sheet=DRACULA_SHEET, kind="npc", name="Brigand")
+    weapon = {"name": "sabre", "bonus": 1}
+    request = asked(
+        client,
+        campaign,
+        gm,
+        kind="jdr.attack",
+        character_ids=[mihail["id"]],
+        values={"weapon": weapon},
+    )
+    body = {"kind": "jdr.attack", "attacker_id": mihail["id"], "target_id": brigand["id"]}
+    forced_dice.push(3, 4)
+    response = answer(client, campaign, player, request["id"], {**body, "weapon": weapon})
+    assert response.status_code == 201, response.text
+    assert response.json()["request"]["weapon"]["bonus"] == 1
