@@ -130,3 +130,17 @@ def test_FAB_12_FAB_14_difficulty_and_situation_are_the_gms(
     refused(post_roll(client, campaign, player, opposed), "FAB-14", "passive.modifiers")
     forced_dice.push(*[2] * 7)  # Physique 3 + Combat 2 + the GM's 2
     assert post_roll(client, campaign, gm, {**action, "modifiers": bonus}).status_code == 201
+
+
+def test_FAB_44_a_panic_rolls_modifier_is_the_gms(
+    client, gm, player, make_campaign, make_character, forced_dice
+):
+    campaign = make_campaign("fabulae-tenebris", players=(player,))
+    ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
+    body = {"kind": "fabulae.panic", "character_id": ada["id"], "modifier": -2}
+    refused(post_roll(client, campaign, player, body), "FAB-44", "modifier")
+    forced_dice.push(4)
+    assert post_roll(client, campaign, gm, body).status_code == 201
+    forced_dice.push(4)
+    plain = {"kind": "fabulae.panic", "character_id": ada["id"]}
+    assert post_roll(client, campaign, player, plain).status_code == 201
