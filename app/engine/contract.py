@@ -229,6 +229,19 @@ class Aftermath:
 
     follow_ons: Sequence[FollowOn] = ()
     refusal: RuleRefusal | None = None
+    # The other side's choice the entry waits for (FAB-62's defense): asked of whoever
+    # controls that character as a roll request the answer follows.
+    awaits: Awaiting | None = None
+
+
+@dataclass(frozen=True)
+class Awaiting:
+    """A choice an entry waits for: which character makes it, with which follow-up kind."""
+
+    character_id: str
+    kind: str
+    rule: str
+    note: str
 
 
 # --- labels -------------------------------------------------------------------------------
@@ -506,6 +519,8 @@ class RecordedEntry:
     kind: str
     character_id: str | None
     result: dict[str, JsonValue]
+    # The typed request the rules resolved (None for an entry the rules did not resolve).
+    request: Model | None = None
 
 
 @dataclass

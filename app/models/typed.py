@@ -23,6 +23,7 @@ from app.engine.registry import Registry
 from app.models.campaign import CampaignBase, Role
 from app.models.encounter import EncounterStatus
 from app.models.entries import STRUCTURAL_SHAPES, EntryBase, RedactedEntryPublic
+from app.models.roll_request import RollRequestPublic
 
 
 def pascal(name: str) -> str:
@@ -403,5 +404,13 @@ def _encounter_model(registry: Registry) -> type[BaseModel]:
         current=(combatant | None, Field(description="whose turn it is")),
         combatants=(list_of(combatant), Field(description="in turn order once initiative is set")),
         history=(list[HistoryItem], Field(description="the actions taken: round, actor, seq")),
+        awaiting=(
+            list[RollRequestPublic],
+            Field(
+                default_factory=list,
+                description="what its actions wait for from the other side (FAB-62's defense), "
+                "as roll requests; a player sees those of public entries",
+            ),
+        ),
         created_at=(datetime, ...),
     )

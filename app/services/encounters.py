@@ -35,8 +35,9 @@ from app.services.access import (
     get_campaign_access,
     get_campaign_character,
 )
+from app.services.awaiting import open_waits
 from app.services.log import SealedEntry, append_entry, record
-from app.services.roll_requests import answering
+from app.services.roll_requests import answering, request_public
 from app.services.rolls import check_gm_decides, check_other_side, roll
 from app.services.table import CampaignTable
 from app.services.views import can_see
@@ -418,6 +419,7 @@ def act(
             e.kind,
             e.data.get("character_id"),
             e.resolution.result.dump() if e.resolution is not None else e.result,
+            e.request_model,
         )
         for e in [entry, *entry.triggered]
     ]
@@ -468,7 +470,13 @@ def bind_set_off(
             sheet={},
         )
         recorded = [
-            RecordedEntry(e.seq, e.kind, e.data.get("character_id"), e.resolution.result.dump())
+            RecordedEntry(
+                e.seq,
+                e.kind,
+                e.data.get("character_id"),
+                e.resolution.result.dump(),
+                e.request_model,
+            )
             for e in entries
             if e.resolution is not None
         ]
@@ -582,5 +590,9 @@ def view(
         "current": public(turn_of) if turn_of else None,
         "combatants": [public(c) for c in encounter.combatants],
         "history": encounter.history,
+        "awaiting": [
+            request_public(row)
+            for row in open_waits(session, access, (item["seq"] for item in encounter.history))
+        ],
         "created_at": encounter.created_at,
     }

@@ -16,6 +16,7 @@ from app.engine.errors import RuleRefusal
 from app.engine.registry import Registry
 from app.models import Character, RollRequest, RollRequestCreate, RollRequestPublic
 from app.services.access import CampaignAccess, LockedAccess, get_campaign_character
+from app.services.awaiting import answered
 from app.services.log import SealedEntry, append_entry
 from app.services.rolls import check_gm_decides, check_other_side, roll
 
@@ -112,10 +113,7 @@ class Answer:
 
     def answered(self, session: Session, seq: int) -> None:
         """Record the roll that answered; the request closes once every character has."""
-        self.row.answers = {**self.row.answers, self.character_id: seq}
-        if len(self.row.answers) == len(self.row.character_ids):
-            self.row.status = "closed"
-        session.add(self.row)
+        answered(session, self.row, self.character_id, seq)
 
 
 def answering(

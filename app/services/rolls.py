@@ -26,6 +26,7 @@ from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.registry import Registry, Rules
 from app.models import Character, LogEntry
 from app.services.access import CampaignAccess, LockedAccess, can_edit_character
+from app.services.awaiting import answered, ask_other_side, awaited
 from app.services.log import (
     SealedEntry,
     defer_follow_ons,
@@ -90,15 +91,16 @@ def check_other_side(
     for path, character_path, rule in kind.other_side:
         if path.split(".")[0] in decided_by_gm or not _is_set(body, path):
             continue
-        character_id = _value(body, character_path)
-        character = session.get(Character, uuid.UUID(str(character_id)))
-        if character is None or not can_edit_character(access, character):
-            name = character.name if character is not None else "the other side"
-            raise Forbidden(
-                f"{path}: {name}'s choice ({rule}), made by whoever plays {name} or the GM; "
-                "the roller names the other side, never spends its choices",
-                rule=rule,
-            )
+        named = _value(body, character_path)  # one character, or a list (a power's targets)
+        for character_id in named if isinstance(named, list) else [named]:
+            character = session.get(Character, uuid.UUID(str(character_id)))
+            if character is None or not can_edit_character(access, character):
+                name = character.name if character is not None else "the other side"
+                raise Forbidden(
+                    f"{path}: {name}'s choice ({rule}), made by whoever plays {name} or the "
+                    "GM; the roller names the other side, never spends its choices",
+                    rule=rule,
+                )
 
 
 def _value(body: BaseModel, path: str) -> object:
@@ -146,11 +148,17 @@ def roll(
     visibility = at_least_as_hidden(prepared.visibility, table.read_visibility)
     if visibility != prepared.visibility:
         prepared = dataclasses.replace(prepared, visibility=visibility)
+    # A follow-up answering what an entry waits for (FAB-62's defense) closes the wait.
+    wait = awaited(session, access, kind.name, prepared) if answering is None else None
     entry = record(session, access, rules, prepared, table.read_players)
+    if wait is not None and prepared.character_id is not None:
+        answered(session, wait, prepared.character_id, entry.seq)
     if kind.after is None or entry.resolution is None:
         rotate_near_span_end(session, access)
         return entry
     aftermath = kind.after(prepared, entry.resolution, entry.seq)
+    if aftermath.awaits is not None:
+        ask_other_side(session, access, entry, aftermath.awaits)
     if aftermath.follow_ons and is_held_back(entry):
         defer_follow_ons(session, access.campaign, entry.seq)
         entry = dataclasses.replace(entry, effects_held=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.api.helpers import last_seq, post_roll
-from tests.conftest import FABULAE_SHEET, assert_problem
+from tests.api.helpers import assert_verified, last_seq, post_roll
+from tests.conftest import API, FABULAE_SHEET, assert_problem
 
 
 def opposed(active, passive, **passive_extra: Any) -> dict[str, Any]:
@@ -58,3 +58,206 @@ def test_FAB_90_the_gm_makes_an_npcs_choices(
     assert_problem(post_roll(client, campaign, player, body), 403, "Thug")
     forced_dice.push(*[2] * 9)  # Ada's 5; Thug's Intellect 3 + Connaissance 0 + Expert 1
     assert post_roll(client, campaign, gm, body).status_code == 201
+
+
+# --- FAB-62: the defender chooses the defense, and the attack waits for it ------------------
+
+
+def bare_hands(attacker, target, **extra: Any) -> dict[str, Any]:
+    """Physique 3 + Combat 2 − 1 bare hands: four dice; a parry rolls five, a dodge three."""
+    return {
+        "kind": "fabulae.attack",
+        "attacker_id": attacker["id"],
+        "target_id": target["id"],
+        "mode": "melee",
+        "weapon": "bare_hands",
+        **extra,
+    }
+
+
+def defend(waiting: dict[str, Any], defender, defense: str) -> dict[str, Any]:
+    return {
+        "kind": "fabulae.defend",
+        "follows": waiting["seq"],
+        "character_id": defender["id"],
+        "defense": defense,
+    }
+
+
+def rolled(client, campaign, caller, body: dict[str, Any], query: str = "") -> dict[str, Any]:
+    response = client.post(
+        f"{API}/campaigns/{campaign['id']}/rolls{query}", json=body, headers=caller.headers
+    )
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def open_requests(client, campaign, caller) -> list[dict[str, Any]]:
+    response = client.get(
+        f"{API}/campaigns/{campaign['id']}/roll-requests?status=open", headers=caller.headers
+    )
+    assert response.status_code == 200, response.text
+    return response.json()["data"]
+
+
+def test_FAB_62_an_attack_on_another_players_character_waits_for_that_players_defense(
+    client, gm, player, other_player, make_campaign, make_character, forced_dice
+):
+    campaign = make_campaign("fabulae-tenebris", players=(player, other_player))
+    ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
+    bram = make_character(campaign, other_player, sheet=FABULAE_SHEET, name="Bram")
+    # Ada's player names Bram as the target, never his defense or his Absorb (FAB-34).
+    before = last_seq(client, campaign, gm)
+    for extra, rule in (({"defense": "none"}, "FAB-62"), ({"states": "now"}, "FAB-34")):
+        refused = post_roll(client, campaign, player, bare_hands(ada, bram, **extra))
+        assert assert_problem(refused, 403, "Bram")["rule"] == rule
+    assert last_seq(client, campaign, gm) == before
+
+    waiting = rolled(client, campaign, player, bare_hands(ada, bram))
+    assert waiting["draws"] == [] and waiting["effects"] == []
+    assert waiting["result"]["awaiting"]["character_id"] == bram["id"]
+    assert "Awaiting the defense" in waiting["summary"]
+    # The wait is a roll request to Bram's player, not to Ada's.
+    (asked,) = open_requests(client, campaign, other_player)
+    assert (asked["kind"], asked["character_ids"], asked["values"], asked["seq"]) == (
+        "fabulae.defend",
+        [bram["id"]],
+        {"follows": waiting["seq"]},
+        waiting["seq"],
+    )
+    assert open_requests(client, campaign, player) == []
+    # Ada's player cannot answer for Bram.
+    assert_problem(post_roll(client, campaign, player, defend(waiting, bram, "none")), 403)
+    assert_problem(post_roll(client, campaign, player, defend(waiting, ada, "none")), 422)
+
+    # Bram dodges: Ada 6,6,2,2 against 6,2,2: net 1, damage 1, pending for Bram (FAB-34).
+    forced_dice.push(6, 6, 2, 2, 6, 2, 2)
+    query = f"?request_id={asked['id']}"
+    answer = rolled(client, campaign, other_player, defend(waiting, bram, "dodge"), query)
+    assert answer["follows"] == waiting["seq"] and answer["character_id"] == bram["id"]
+    attack = answer["result"]["attack"]
+    assert attack["defense"] == "dodge"
+    assert attack["attacks"][0]["roll"]["passive"]["dice"] == [6, 2, 2]
+    assert len(attack["pending_states"]) == 1
+    assert open_requests(client, campaign, other_player) == []
+    # Each side answers once: the request is closed and the defense is chosen.
+    again = post_roll(client, campaign, other_player, defend(waiting, bram, "parry"))
+    assert assert_problem(again, 409)["rule"] == "FAB-62"
+    # The pending state is Bram's to absorb or accept, following the defense's entry.
+    settled = rolled(
+        client, campaign, other_player, {"kind": "fabulae.state_choice", "follows": answer["seq"]}
+    )
+    assert settled["result"]["state"] == "epuise"
+    assert_verified(client, campaign, gm)
+
+
+def test_FAB_62_the_gms_npc_attack_waits_for_the_players_choice_and_a_grapple_too(
+    client, gm, player, make_campaign, make_character, forced_dice
+):
+    campaign = make_campaign("fabulae-tenebris", players=(player,))
+    ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
+    thug = make_character(campaign, gm, sheet=FABULAE_SHEET, kind="npc", name="Thug")
+    grapple = {"kind": "fabulae.grapple", "attacker_id": thug["id"], "target_id": ada["id"]}
+    waiting = rolled(client, campaign, gm, grapple)
+    assert waiting["result"]["awaiting"]["character_id"] == ada["id"]
+    (asked,) = open_requests(client, campaign, player)
+    assert asked["kind"] == "fabulae.defend"
+    # Ada parries: Thug's hold 3 + 2 = 5 dice (2s) against her 5 (one 6): not grappled.
+    forced_dice.push(2, 2, 2, 2, 2, 6, 2, 2, 2, 2)
+    answer = rolled(client, campaign, player, defend(waiting, ada, "parry"))
+    assert answer["result"]["grapple"]["grappled"] is False
+    assert open_requests(client, campaign, player) == []
+    # A secret attack cannot ask Ada's player without telling her of it.
+    hidden = bare_hands(thug, ada, visibility="gm")
+    assert_problem(post_roll(client, campaign, gm, hidden), 422, "FAB-62")
+    # The GM may still set a PC's defense, for a player who is away.
+    forced_dice.push(2, 2, 2, 2, 2, 2, 2, 2, 2)
+    at_once = rolled(client, campaign, gm, bare_hands(thug, ada, defense="parry"))
+    assert at_once["result"]["defense"] == "parry" and "awaiting" not in at_once["result"]
+
+
+def test_FAB_62_the_gm_cancels_a_wait_and_the_attack_stays_unresolved(
+    client, gm, player, make_campaign, make_character
+):
+    campaign = make_campaign("fabulae-tenebris", players=(player,))
+    ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
+    thug = make_character(campaign, gm, sheet=FABULAE_SHEET, kind="npc", name="Thug")
+    waiting = rolled(client, campaign, player, bare_hands(ada, thug))
+    (asked,) = open_requests(client, campaign, gm)
+    cancelled = client.delete(
+        f"{API}/campaigns/{campaign['id']}/roll-requests/{asked['id']}", headers=gm.headers
+    )
+    assert cancelled.status_code == 204, cancelled.text
+    before = last_seq(client, campaign, gm)
+    refused = post_roll(client, campaign, gm, defend(waiting, thug, "none"))
+    assert_problem(refused, 409, "cancelled")
+    assert last_seq(client, campaign, gm) == before
+
+
+def test_FAB_62_with_the_option_an_npc_defends_by_itself_with_its_larger_pool(
+    client, gm, player, make_campaign, make_character, forced_dice
+):
+    campaign = make_campaign(
+        "fabulae-tenebris", players=(player,), options={"npc_defense_auto": True}
+    )
+    ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
+    # Thug: parry Physique 3 + Combat 2 = 5 dice; dodge Physique 3 + Athlétisme 3 = 6.
+    nimble = {**FABULAE_SHEET, "skills": {**FABULAE_SHEET["skills"], "athletisme": 3}}
+    thug = make_character(campaign, gm, sheet=nimble, kind="npc", name="Thug")
+    forced_dice.push(2, 2, 2, 2, *[2] * 6)
+    entry = rolled(client, campaign, player, bare_hands(ada, thug))
+    assert entry["result"]["defense"] == "dodge" and "awaiting" not in entry["result"]
+    assert len(entry["result"]["attacks"][0]["roll"]["passive"]["dice"]) == 6
+    assert open_requests(client, campaign, gm) == []
+
+
+def test_FAB_34_a_power_on_another_players_character_leaves_its_absorb_to_them(
+    client, gm, player, other_player, make_campaign, make_character
+):
+    campaign = make_campaign(
+        "fabulae-tenebris", players=(player, other_player), options={"powers_allowed": True}
+    )
+    caster = {**FABULAE_SHEET, "powers": ["bolt"], "pp": 3, "pp_max": 3}
+    ada = make_character(campaign, gm, sheet=caster, name="Ada", owner_id=player.id)
+    bram = make_character(campaign, other_player, sheet=FABULAE_SHEET, name="Bram")
+    bolt = {
+        "kind": "fabulae.power",
+        "character_id": ada["id"],
+        "power": "bolt",
+        "pp": 1,
+        "targets": [bram["id"]],
+        "states": "now",
+    }
+    before = last_seq(client, campaign, gm)
+    assert assert_problem(post_roll(client, campaign, player, bolt), 403, "Bram")["rule"] == (
+        "FAB-34"
+    )
+    assert last_seq(client, campaign, gm) == before
+
+
+# --- JDR-30: an attack has no choice for the target to make ---------------------------------
+
+
+def test_JDR_30_a_player_attacks_another_players_character_and_the_wound_lands_on_it(
+    client, gm, player, other_player, make_campaign, make_character, forced_dice
+):
+    """JDR Express leaves the target nothing to choose (its Defense is a number on its
+    sheet): the attack resolves at once, and changes the target's sheet only by the wound."""
+    campaign = make_campaign("jdr-express-dracula", players=(player, other_player))
+    mina = make_character(campaign, player, name="Mina")
+    jonathan = make_character(campaign, other_player, name="Jonathan")
+    forced_dice.push(6, 6)
+    entry = rolled(
+        client,
+        campaign,
+        player,
+        {
+            "kind": "jdr.attack",
+            "attacker_id": mina["id"],
+            "target_id": jonathan["id"],
+            "weapon": {"name": "poings"},
+        },
+    )
+    assert entry["effects"], entry["result"]
+    assert {effect["character_id"] for effect in entry["effects"]} == {jonathan["id"]}
+    assert {effect["field"] for effect in entry["effects"]} <= {"wounds"}

@@ -456,14 +456,16 @@ def observe(character: dict[str, Any], action_type: str = "slow") -> dict[str, A
     }
 
 
-def melee(attacker, target, defense: str = "none") -> dict[str, Any]:
-    """Physique 3 + Combat 2 − 1 bare hands: four dice; a parry rolls Physique + Combat."""
+def melee(attacker, target, defense: str | None = None) -> dict[str, Any]:
+    """Physique 3 + Combat 2 − 1 bare hands: four dice; a parry rolls Physique + Combat.
+    Without `defense` the defender chooses (FAB-62)."""
+    chosen = {} if defense is None else {"defense": defense}
     return {
         "attacker_id": attacker["id"],
         "target_id": target["id"],
         "mode": "melee",
         "weapon": "bare_hands",
-        "defense": defense,
+        **chosen,
     }
 
 
@@ -508,17 +510,37 @@ def test_fabulae_tenebris_full_fight(
     )
     assert_problem(act(client, encounter, outsider, ada, "fabulae.action", **observe(ada)), 404)
 
-    # FAB-62: Ada attacks, Thug parries and spends his fast action. Ada 6,6,6,2 against
-    # 6,2,2,2,2: net 2, one feat, damage 1 + 1 = 2, no armor: Épuisé and Meurtri land now.
+    # FAB-62: Ada attacks; Ada's player may not choose Thug's defense, so the attack waits
+    # for the GM's choice, shown on the encounter, and no die falls until it comes.
+    parry_for_him = act(
+        client, encounter, player, ada, "fabulae.attack", **melee(ada, thug, "parry")
+    )
+    assert assert_problem(parry_for_him, 403, "Thug")["rule"] == "FAB-62"
+    waiting = acted(client, encounter, player, ada, "fabulae.attack", **melee(ada, thug))
+    assert waiting["entry"]["draws"] == [] and waiting["entry"]["effects"] == []
+    (wait,) = waiting["encounter"]["awaiting"]
+    assert (wait["kind"], wait["character_ids"], wait["seq"]) == (
+        "fabulae.defend",
+        [thug["id"]],
+        waiting["entry"]["seq"],
+    )
+    assert by_name(waiting["encounter"])["Ada"]["spent"] == {"slow": 1, "fast": 0}
+    # The GM answers for Thug out of turn: he parries and spends his fast action. Ada
+    # 6,6,6,2 against 6,2,2,2,2: net 2, one feat, damage 1 + 1 = 2, no armor: Épuisé and
+    # Meurtri land now.
     forced_dice.push(6, 6, 6, 2, 6, 2, 2, 2, 2)
-    hit = acted(client, encounter, player, ada, "fabulae.attack", **melee(ada, thug, "parry"))
-    result = hit["entry"]["result"]
+    answer = {"follows": waiting["entry"]["seq"], "character_id": thug["id"], "defense": "parry"}
+    hit = acted(client, encounter, gm, thug, "fabulae.defend", **answer)
+    result = hit["entry"]["result"]["attack"]
     assert result["attacks"][0]["hit"] is True
     assert (result["attacks"][0]["damage"], result["attacks"][0]["through"]) == (2, 2)
-    fighters = by_name(hit["encounter"])
+    assert hit["encounter"]["awaiting"] == []
+    twice = act(client, encounter, gm, thug, "fabulae.defend", **answer)
+    assert_problem(twice, 409)
+    fighters = by_name(get(client, encounter, player))
     assert fighters["Ada"]["spent"] == {"slow": 1, "fast": 0}
     assert fighters["Thug"]["spent"] == {}  # FAIR-21: nor what an NPC spent
-    assert by_name(get(client, encounter, gm))["Thug"]["spent"] == {"fast": 1}
+    assert by_name(hit["encounter"])["Thug"]["spent"] == {"slow": 0, "fast": 1}
     assert sheet(client, thug, gm)["states"] == ["epuise", "meurtri"]
     assert fighters["Thug"]["condition"] is None  # Ada's player sees no NPC's condition
 
@@ -532,21 +554,23 @@ def test_fabulae_tenebris_full_fight(
     refused = act(client, encounter, player, ada, "fabulae.action", **observe(ada, "fast"))
     assert assert_problem(refused, 409)["rule"] == "FAB-60"
 
-    # Thug's turn: a slow action left after the parry. Meurtri costs him a die: 3 dice, a miss.
+    # Thug's turn: a slow action left after the parry. Meurtri costs him a die: 3 dice. Ada
+    # has no fast action left, so she is attacked undefended at once (FAB-62 corrected).
     encounter = next_turn(client, encounter, player)
     assert current(encounter) == "Thug"
     forced_dice.push(2, 2, 2)
     miss = acted(client, encounter, gm, thug, "fabulae.attack", **melee(thug, ada))
+    assert miss["entry"]["result"]["defense"] == "none"
     assert miss["entry"]["result"]["attacks"][0]["hit"] is False
     assert by_name(miss["encounter"])["Thug"]["spent"] == {"slow": 1, "fast": 1}
 
-    # Bruno's turn. Thug has no fast action left to parry (FAB-62).
+    # Bruno's turn. Bruno's player does not choose Thug's defense either (FAB-62).
     encounter = next_turn(client, encounter, gm)
     assert current(encounter) == "Bruno"
     refused = act(
         client, encounter, other_player, bruno, "fabulae.attack", **melee(bruno, thug, "parry")
     )
-    assert assert_problem(refused, 409, "Thug")["rule"] == "FAB-62"
+    assert assert_problem(refused, 403, "Thug")["rule"] == "FAB-62"
 
     # FAB-42/44: a 1 on one of his four stress dice is Panic; the panic die 6 + stress 4 = 10:
     # frozen, he loses his turn.
@@ -584,6 +608,7 @@ def test_fabulae_tenebris_full_fight(
     assert player_view["Bruno"]["conditions"][0]["code"] == "frozen"
     assert [h["kind"] for h in as_player["history"]] == [
         "fabulae.attack",
+        "fabulae.defend",
         "fabulae.action",
         "fabulae.attack",
         "fabulae.action",

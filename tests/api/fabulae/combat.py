@@ -70,6 +70,16 @@ def attack(attacker, target, weapon: str = "revolver", **extra: Any) -> dict[str
     }
 
 
+def defend(waiting: dict[str, Any], defender, defense: str) -> dict[str, Any]:
+    """FAB-62: the defender's answer to an attack or grapple that waits for it."""
+    return {
+        "kind": "fabulae.defend",
+        "follows": waiting["seq"],
+        "character_id": defender["id"],
+        "defense": defense,
+    }
+
+
 def body(kind: str, **fields_: Any) -> dict[str, Any]:
     return {"kind": f"fabulae.{kind}", **fields_}
 

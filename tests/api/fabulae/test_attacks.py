@@ -11,6 +11,7 @@ from tests.api.fabulae.combat import (
     PHYSICAL,
     attack,
     body,
+    defend,
     fields,
     lethal,
     unchanged,
@@ -178,39 +179,50 @@ def test_FAB52_FAB90_medic_adds_a_die_and_nobody_stabilises_themselves(
 # --- FAB-62..68: attacks ----------------------------------------------------------------------
 
 
-def test_FAB62_melee_with_parry_and_factors_lands_at_once_on_an_npc(
+def test_FAB62_melee_waits_for_the_gms_parry_then_lands_on_the_npc(
     client, table, gm, player, forced_dice
 ):
     campaign, ada, thug = table.campaign, table.ada, table.thug
     gm_patch(client, gm, ada, {"weapons": [{"id": "knife"}]})
+    waiting = rolled(
+        client, campaign, player, attack(ada, thug, "knife", situation=["target_on_ground"])
+    )
+    # FAB-62: the defender chooses first; no die is drawn until the GM answers for Thug.
+    assert waiting["draws"] == [] and waiting["effects"] == []
+    assert waiting["result"]["awaiting"] == {
+        "choice": "defense",
+        "character_id": thug["id"],
+        "answer": "fabulae.defend",
+        "rule": "FAB-62",
+    }
     # Ada: Physique 3 + Combat 2 + knife 1 + target on the ground 2 = 8 dice;
     # Thug parries: Physique 3 + Combat 2 = 5 dice.
     forced_dice.push(6, 6, 6, 2, 2, 2, 2, 2)
     forced_dice.push(6, 2, 2, 2, 2)
-    request = attack(ada, thug, "knife", defense="parry", situation=["target_on_ground"])
-    entry = rolled(client, campaign, player, request)
-    (hit,) = entry["result"]["attacks"]
+    entry = rolled(client, campaign, gm, defend(waiting, thug, "parry"))
+    assert entry["follows"] == waiting["seq"] and entry["character_id"] == thug["id"]
+    (hit,) = entry["result"]["attack"]["attacks"]
     assert hit["roll"]["active"]["pool"]["pool"] == 8
     assert hit["roll"]["passive"]["dice"] == [6, 2, 2, 2, 2]
     assert (hit["roll"]["net"], hit["roll"]["feats"], hit["damage"]) == (2, 1, 3)
     # FAIR-18: Ada's player reads Thug's change committed; the GM reads it whole.
-    (seen,) = entry["effects"]
+    (seen,) = get_entry(client, campaign, player, entry["seq"])["effects"]
     assert committed(seen["before"]) and committed(seen["after"])
-    seen_by_gm = get_entry(client, campaign, gm, entry["seq"])["effects"]
-    assert seen_by_gm == [effect(thug, "states", [], PHYSICAL, "FAB-68")]
+    assert entry["effects"] == [effect(thug, "states", [], PHYSICAL, "FAB-68")]
     assert sheet_of(client, gm, thug)["states"] == PHYSICAL
 
 
 def test_FAB62_a_failed_attack_deals_nothing(client, table, gm, player, forced_dice):
     campaign, ada, thug = table.campaign, table.ada, table.thug
     gm_patch(client, gm, ada, {"weapons": [{"id": "knife"}]})
+    waiting = rolled(client, campaign, player, attack(ada, thug, "knife"))
     forced_dice.push(6, 2, 2, 2, 2, 2, 6, 2, 3, 4)  # 1 six each: Thug dodges (3 + 1)
-    entry = rolled(client, campaign, player, attack(ada, thug, "knife", defense="dodge"))
-    assert entry["result"]["attacks"][0]["hit"] is False and entry["effects"] == []
+    entry = rolled(client, campaign, gm, defend(waiting, thug, "dodge"))
+    assert entry["result"]["attack"]["attacks"][0]["hit"] is False and entry["effects"] == []
     # FAIR-18: the NPC's pool is the GM's to read.
-    assert committed(entry["result"]["attacks"][0]["roll"]["passive"]["pool"])
-    ruled = get_entry(client, campaign, gm, entry["seq"])
-    assert ruled["result"]["attacks"][0]["roll"]["passive"]["pool"]["skill"] == 1
+    seen = get_entry(client, campaign, player, entry["seq"])
+    assert committed(seen["result"]["attack"]["attacks"][0]["roll"]["passive"]["pool"])
+    assert entry["result"]["attack"]["attacks"][0]["roll"]["passive"]["pool"]["skill"] == 1
 
 
 def test_FAB62_FAB64_refused_inputs(client, table, gm, player):
@@ -320,9 +332,11 @@ def test_FAB42_every_stress_1_sets_off_a_panic_roll(client, table, gm, player, f
     gm_patch(client, gm, ada, {"stress": 1})
     gm_patch(client, gm, thug, {"stress": 1})
     if kind == "grapple":
+        # FAB-62: the grapple waits for Ada's player, whose answer rolls it.
+        grapple = body("grapple", attacker_id=thug["id"], target_id=ada["id"])
         forced_dice.push(2, 2, 2, 2, 2, 1)
-        request = body("grapple", attacker_id=thug["id"], target_id=ada["id"])
-        caller = gm
+        request = defend(rolled(client, campaign, gm, grapple), ada, "none")
+        caller = player
     elif kind == "break_free":
         gm_patch(client, gm, ada, {"grappled_by": thug["id"]})
         forced_dice.push(2, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2, 2)

@@ -11,6 +11,7 @@ from tests.api.fabulae.combat import (
     PHYSICAL,
     attack,
     body,
+    defend,
     fields,
     unchanged,
 )
@@ -67,13 +68,14 @@ def test_FAB63_FAIR_20_grapple_strangle_and_break_free(client, table, gm, player
         assert_refused(post_roll(client, campaign, gm, strangle), "FAB-63")
 
 
-def test_FAB63_a_failed_grapple_holds_nobody(client, table, gm, forced_dice):
+def test_FAB63_a_failed_grapple_holds_nobody(client, table, gm, player, forced_dice):
     campaign, ada, thug = table.campaign, table.ada, table.thug
+    grapple = body("grapple", attacker_id=thug["id"], target_id=ada["id"])
+    waiting = rolled(client, campaign, gm, grapple)
+    assert waiting["result"]["awaiting"]["character_id"] == ada["id"]  # FAB-62: Ada's choice
     forced_dice.push(2, 2, 2, 2, 2)
-    entry = rolled(
-        client, campaign, gm, body("grapple", attacker_id=thug["id"], target_id=ada["id"])
-    )
-    assert entry["result"]["grappled"] is False and entry["effects"] == []
+    entry = rolled(client, campaign, player, defend(waiting, ada, "none"))
+    assert entry["result"]["grapple"]["grappled"] is False and entry["effects"] == []
 
 
 # --- FAB-73: dangers ------------------------------------------------------------------------
@@ -181,9 +183,10 @@ def test_FAB67_bricolage_repairs_worn_armor(client, table, gm, player, other_pla
 def test_FAB90_cogneur_hits_harder_barehanded(client, table, gm, player, forced_dice):
     campaign, ada, thug = table.campaign, table.ada, table.thug
     gm_patch(client, gm, ada, {"talents": ["cogneur"]})
+    waiting = rolled(client, campaign, player, attack(ada, thug, "bare_hands"))
     forced_dice.push(6, 2, 2, 2)  # Physique 3 + Combat 2 − bare hands 1
-    entry = rolled(client, campaign, player, attack(ada, thug, "bare_hands"))
-    assert entry["result"]["attacks"][0]["damage"] == 2
+    entry = rolled(client, campaign, gm, defend(waiting, thug, "none"))  # FAB-62
+    assert entry["result"]["attack"]["attacks"][0]["damage"] == 2
     assert sheet_of(client, gm, thug)["states"] == ["epuise", "meurtri"]
 
 
@@ -209,14 +212,15 @@ def test_FAB90_butcher_on_a_human_npc(client, table, gm, player, forced_dice):
     campaign, ada, thug = table.campaign, table.ada, table.thug
     gm_patch(client, gm, ada, {"talents": ["butcher"], "weapons": [{"id": "knife"}]})
     gm_patch(client, gm, thug, {"states": PHYSICAL})
+    waiting = rolled(client, campaign, player, attack(ada, thug, "knife"))
     forced_dice.push(6, 2, 2, 2, 2, 2)  # knife: 2 damage on a full track
     forced_dice.push(3, 3, 2)  # 6 + butcher 2 = 8: sprain, 1D6 quarts
     forced_dice.push(1, 1, 5)  # 2 + 2 = 4: stunned, 1D6 rounds
-    entry = rolled(client, campaign, player, attack(ada, thug, "knife"))
+    entry = rolled(client, campaign, gm, defend(waiting, thug, "none"))  # FAB-62
     # FAIR-18: the states an NPC's track took are the GM's to read.
-    assert committed(entry["result"]["states_checked"])
-    entry = get_entry(client, campaign, gm, entry["seq"])
-    sequelae = [c["sequela"] for c in entry["result"]["states_checked"]]
+    seen = get_entry(client, campaign, player, entry["seq"])
+    assert committed(seen["result"]["attack"]["states_checked"])
+    sequelae = [c["sequela"] for c in entry["result"]["attack"]["states_checked"]]
     assert [(s["modifier"], s["code"], s["duration"]) for s in sequelae] == [
         (2, "sprain", "2 quarts"),
         (2, "stunned", "5 rounds"),

@@ -9,6 +9,7 @@ from tests.api.fabulae.combat import (
     PHYSICAL,
     attack,
     body,
+    defend,
     faces,
     fields,
     shot_at_ada,
@@ -247,6 +248,7 @@ def test_FAB34_absorbing_a_danger_threat_costs_one_destiny(client, table, gm, pl
 NEW_KINDS = {
     "fabulae.attack",
     "fabulae.grapple",
+    "fabulae.defend",
     "fabulae.break_free",
     "fabulae.strangle",
     "fabulae.sequela",
@@ -299,8 +301,11 @@ def test_every_combat_kind_replays_and_verifies_offline(
     fire = rolled(client, campaign, gm, body("danger", character_id=ada["id"], danger="fire"))
     settled = rolled(client, campaign, player, body("state_choice", follows=fire["seq"]))
     assert settled["result"]["state"] == "meurtri"
+    # FAB-62: the grapple waits for Ada's player, who does not defend.
+    grapple = body("grapple", attacker_id=thug["id"], target_id=ada["id"])
+    waiting = rolled(client, campaign, gm, grapple)
     forced_dice.push(6, 2, 2, 2, 2)
-    rolled(client, campaign, gm, body("grapple", attacker_id=thug["id"], target_id=ada["id"]))
+    rolled(client, campaign, player, defend(waiting, ada, "none"))
     strangle = body("strangle", attacker_id=thug["id"], target_id=ada["id"], states="now")
     assert rolled(client, campaign, gm, strangle)["result"]["states_checked"][0]["state"] == (
         "blesse"
@@ -347,10 +352,10 @@ def test_every_combat_kind_replays_and_verifies_offline(
     kinds = {e["kind"] for e in entries}
     assert kinds >= NEW_KINDS
     report = assert_verified(client, campaign, gm)
-    # session, attack, danger, state choice, grapple, strangle, break free, sequela,
-    # death test, stabilize, repair, reload, second wind, action, street rat, power,
-    # end effect, scene.
-    assert report["replayed"] == 18 and report["rederived"] == 0
+    # session, attack, danger, state choice, grapple, defense, strangle, break free,
+    # sequela, death test, stabilize, repair, reload, second wind, action, street rat,
+    # power, end effect, scene.
+    assert report["replayed"] == 19 and report["rederived"] == 0
 
     summary = verified_offline(client, campaign, gm, tmp_path)
-    assert summary.startswith(f"OK: {len(entries)} entries checked, 0 re-derived, 18 replayed")
+    assert summary.startswith(f"OK: {len(entries)} entries checked, 0 re-derived, 19 replayed")

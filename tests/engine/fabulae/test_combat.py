@@ -20,12 +20,13 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from app.engine.contract import ActionCost, CombatAction, Combatant, Condition
+from app.engine.contract import ActionCost, CombatAction, Combatant, Condition, RecordedEntry
 from app.engine.dice import ReplayDice
 from app.engine.errors import RuleRefusal
 from app.engine.registry import DEFAULT_REGISTRY
 from app.engine.rulesets.fabulae import combat
-from tests.engine.fabulae.combat import FOE, PC, SYSTEM
+from app.engine.rulesets.fabulae.damage import FabulaeAttackRequest
+from tests.engine.fabulae.combat import FOE, PC, SYSTEM, attack_req, char, make_sheet
 from tests.engine.rules import Resolved, resolve
 
 KINDS = {kind.name: kind for _, kind in DEFAULT_REGISTRY.kinds()}
@@ -69,6 +70,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "fabulae.danger": {"character_id": PC, "danger": "fire"},
     # The reactions: follow-ups of an entry already in the log, or rolls it set off.
     "fabulae.push": {"follows": FOLLOWS},
+    "fabulae.defend": {"follows": FOLLOWS, "character_id": FOE, "defense": "parry"},
     "fabulae.state_choice": {"follows": FOLLOWS},
     "fabulae.absorb": {"follows": FOLLOWS},
     "fabulae.street_rat": {"follows": FOLLOWS, "die": 0},
@@ -107,11 +109,11 @@ def prepare(
     sheet: Mapping[str, Any] = SHEET,
 ) -> BaseModel:
     """FabulaeCombat.prepare_action on the typed body the service validates (the kind's
-    BODIES fields, then the case's); the typed body is returned."""
+    BODIES fields, then the case's); the body it prepared is returned."""
     roll_kind = KINDS[kind]
     assert roll_kind.body is not None
     typed = roll_kind.body.model_validate({"kind": kind, **BODIES[kind], **body})
-    combat.COMBAT.prepare_action(
+    return combat.COMBAT.prepare_action(
         CombatAction(
             kind=roll_kind,
             body=typed,
@@ -123,7 +125,6 @@ def prepare(
             sheet=sheet,
         )
     )
-    return typed
 
 
 def fabulae_cost(kind: str, body: Mapping[str, Any], sheet: Mapping[str, Any]) -> dict[str, int]:
@@ -142,13 +143,31 @@ def check_fabulae_budget(spent: Mapping[str, int], cost: Mapping[str, int], name
     combat.check_budget(spent, ActionCost(**cost), name)
 
 
-def check_defense(spent: Mapping[str, int], name: str) -> dict[str, int]:
-    """FAB-62 as an encounter applies it: the check, then what a parry takes from the
-    defender's round (FabulaeCombat.prepare_action on a melee attack `name` parries)."""
-    combat.check_defense(spent, name)
+def defend_in_round(spent: Mapping[str, int], name: str) -> tuple[str | None, dict[str, int]]:
+    """FAB-62 as an encounter applies it: the defense a melee attack on `name` that asks
+    for a parry is resolved with, then what the rolled parry takes from the defender's round
+    (FabulaeCombat.prepare_action, then after_action on the recorded attack)."""
     defender = fighter(FOE, name, spent)
-    prepare("fabulae.attack", {"mode": "melee", "defense": "parry"}, fighter(PC, "Ada"), defender)
-    return {key: int(defender.spent.get(key, 0)) - int(spent.get(key, 0)) for key in COST_KEYS}
+    attacker = fighter(PC, "Ada")
+    body = prepare("fabulae.attack", {"mode": "melee", "defense": "parry"}, attacker, defender)
+    defense = getattr(body, "defense", None)
+    request = FabulaeAttackRequest.model_validate(
+        attack_req(make_sheet(), make_sheet(), "melee", "sabre", defense=defense)
+        | {"target": char(make_sheet(), FOE, "npc")}
+    )
+    action = CombatAction(
+        kind=KINDS["fabulae.attack"],
+        body=body,
+        actor=attacker,
+        combatants=[attacker, defender],
+        round=1,
+        override=False,
+        reaction=False,
+        sheet=SHEET,
+    )
+    combat.COMBAT.after_action(action, [RecordedEntry(1, "fabulae.attack", PC, {}, request)])
+    spent_now = {key: int(defender.spent.get(key, 0)) - int(spent.get(key, 0)) for key in COST_KEYS}
+    return defense, spent_now
 
 
 def as_conditions(raw: list[Mapping[str, Any]]) -> list[Condition]:
@@ -269,22 +288,32 @@ def test_reaction_kinds_are_follow_ups_not_actions() -> None:
 def test_FAB_62_defense_spends_a_fast_action(spent_slow: int, spent_fast: int) -> None:
     spent = {"slow": spent_slow, "fast": spent_fast}
     if spent_slow + spent_fast < 2:
-        assert check_defense(spent, "Thug") == {"slow": 0, "fast": 1}
+        assert defend_in_round(spent, "Thug") == ("parry", {"slow": 0, "fast": 1})
         # What the defense leaves still fits the FAB-60 round.
         check_fabulae_budget(spent, {"slow": 0, "fast": 1}, "Thug")
     else:
-        error = refusal(check_defense, spent, "Thug")
-        assert error.rule == "FAB-62"
-        assert "Thug" in error.detail
+        # FAB-62 (corrected): no fast action left, the defender is attacked undefended.
+        assert defend_in_round(spent, "Thug") == ("none", {"slow": 0, "fast": 0})
 
 
 def test_FAB_62_a_defender_who_parried_keeps_a_slow_action_only_if_none_was_taken() -> None:
     after_parry = {"slow": 0, "fast": 1}
     check_fabulae_budget(after_parry, {"slow": 1, "fast": 0}, "Thug")
     check_fabulae_budget(after_parry, {"slow": 0, "fast": 1}, "Thug")
-    assert refusal(check_defense, {"slow": 1, "fast": 1}, "Thug").rule == "FAB-62"
-    assert refusal(check_defense, {"fast": 2}, "Thug").rule == "FAB-62"
-    assert check_defense({}, "Thug") == {"slow": 0, "fast": 1}
+    assert not combat.has_fast_action({"slow": 1, "fast": 1})
+    assert not combat.has_fast_action({"fast": 2})
+    assert combat.has_fast_action({})
+    assert defend_in_round({}, "Thug") == ("parry", {"slow": 0, "fast": 1})
+
+
+def test_FAB_62_a_defense_waits_for_no_fast_action_it_does_not_have() -> None:
+    """An attack that leaves the defense to the defender is resolved undefended at once when
+    the defender has no fast action left this round (nothing to wait for)."""
+    defender = fighter(FOE, "Thug", {"slow": 1, "fast": 1})
+    body = prepare("fabulae.attack", {"mode": "melee"}, fighter(PC, "Ada"), defender)
+    assert getattr(body, "defense", None) == "none"
+    body = prepare("fabulae.attack", {"mode": "melee"}, fighter(PC, "Ada"), fighter(FOE, "Thug"))
+    assert getattr(body, "defense", "unset") is None  # it waits for the defender's choice
 
 
 # --- FAB-44: the panic results that bind a combatant --------------------------------------------

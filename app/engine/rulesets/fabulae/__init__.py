@@ -8,6 +8,7 @@ from app.engine.rulesets.fabulae.clock import recharges
 from app.engine.rulesets.fabulae.combat import COMBAT, INITIATIVE
 from app.engine.rulesets.fabulae.damage import ATTACK
 from app.engine.rulesets.fabulae.dangers import DANGER
+from app.engine.rulesets.fabulae.defense import DEFEND
 from app.engine.rulesets.fabulae.gear import RELOAD, REPAIR
 from app.engine.rulesets.fabulae.grappling import BREAK_FREE, GRAPPLE, STRANGLE
 from app.engine.rulesets.fabulae.labels import LABELS
@@ -47,6 +48,7 @@ RULESET = Ruleset(
         DESTINY_AWARD,
         ATTACK,
         GRAPPLE,
+        DEFEND,
         BREAK_FREE,
         STRANGLE,
         SEQUELA,

@@ -190,8 +190,10 @@ class FabulaeAttackCreate(RollBase):
     target_id: uuid.UUID
     mode: Literal["melee", "ranged"]
     weapon: WeaponId = Field(description="FAB-71 weapon id (bare_hands needs no weapon)")
-    defense: Defense = Field(
-        default="none", description="FAB-62: the defender spends their fast action (melee)"
+    defense: Defense | None = Field(
+        default=None,
+        description="FAB-62: the defender's choice; left out, the attack waits for it "
+        "(fabulae.defend) unless the target is the sender's NPC or cannot defend",
     )
     situation: list[str] = Field(
         default_factory=list, max_length=10, description="FAB-62/FAB-64 factor ids"
@@ -216,8 +218,18 @@ class FabulaeGrappleCreate(RollBase):
     kind: Literal["fabulae.grapple"]
     attacker_id: uuid.UUID
     target_id: uuid.UUID
-    defense: Defense = "none"
+    defense: Defense | None = Field(
+        default=None, description="FAB-62/63: the defender's choice, as for an attack"
+    )
     modifiers: list[FabulaeModifierBody] = Field(default_factory=list, max_length=10)
+
+
+class FabulaeDefendCreate(FollowUpBase):
+    """FAB-62: the defender's answer to an attack or grapple that waits for it."""
+
+    kind: Literal["fabulae.defend"]
+    character_id: uuid.UUID = Field(description="the defender: the attack's target")
+    defense: Defense = Field(description="parry (Combat), dodge (Athlétisme) or none")
 
 
 class FabulaeBreakFreeCreate(RollBase):

@@ -28,6 +28,8 @@ from app.engine.errors import refusal
 from app.engine.rulesets.fabulae.bodies import (
     FabulaeActionCreate,
     FabulaeAttackCreate,
+    FabulaeDefendCreate,
+    FabulaeGrappleCreate,
     FabulaeModifierBody,
     FabulaeReloadCreate,
 )
@@ -83,10 +85,20 @@ def check_budget(spent: Mapping[str, int | bool], cost: ActionCost, name: str) -
         )
 
 
-def check_defense(spent: Mapping[str, int | bool], name: str) -> None:
-    """FAB-62: a parry or dodge spends the defender's fast action."""
-    if int(spent.get("slow", 0)) + int(spent.get("fast", 0)) + 1 > 2:
-        raise refusal("FAB-62", f"{name} has no fast action left to parry or dodge this round")
+def has_fast_action(spent: Mapping[str, int | bool]) -> bool:
+    """FAB-60/62: whether a parry or dodge may still spend a fast action this round."""
+    return int(spent.get("slow", 0)) + int(spent.get("fast", 0)) + 1 <= 2
+
+
+def defended(request: object) -> tuple[str, str] | None:
+    """Who parried or dodged (FAB-62), and how, in an attack or grapple request, or in the
+    defense that resolved one (its `attack` or `grapple`)."""
+    for waited in (getattr(request, "attack", None), getattr(request, "grapple", None), request):
+        defense = getattr(waited, "defense", None)
+        target = getattr(waited, "target", None)
+        if defense in ("parry", "dodge") and isinstance(target, FabulaeCharacter):
+            return target.id, str(defense)
+    return None
 
 
 # --- what panic binds (FAB-44) ------------------------------------------------------------
@@ -358,13 +370,16 @@ class FabulaeCombat:
             check_budget(actor.spent, cost, actor.name)
         actor.spent["slow"] = int(actor.spent.get("slow", 0)) + cost.slow
         actor.spent["fast"] = int(actor.spent.get("fast", 0)) + cost.fast
-        if isinstance(body, FabulaeAttackCreate) and body.defense != "none":
-            defender = next(
-                (c for c in action.combatants if c.character_id == str(body.target_id)), None
-            )
-            if defender is not None:
-                check_defense(defender.spent, defender.name)
-                defender.spent["fast"] = int(defender.spent.get("fast", 0)) + 1
+        # FAB-62 (corrected): a defender without a fast action left is attacked undefended;
+        # the fast action of a parry or dodge is spent once it is rolled (after_action).
+        defender_id = None
+        if isinstance(body, FabulaeAttackCreate | FabulaeGrappleCreate):
+            defender_id = str(body.target_id)
+        elif isinstance(body, FabulaeDefendCreate):
+            defender_id = str(body.character_id)
+        defender = next((c for c in action.combatants if c.character_id == defender_id), None)
+        if defender is not None and not has_fast_action(defender.spent):
+            body = body.model_copy(update={"defense": "none"})
         malus = habilete_malus(actor.conditions)
         rolls_habilete = (
             isinstance(body, FabulaeActionCreate) and body.attribute == "habilete"
@@ -383,6 +398,10 @@ class FabulaeCombat:
         if not action.reaction:
             actor.conditions = lift_next_action(actor.conditions)
         for entry in entries:
+            parried = defended(entry.request)
+            for combatant in action.combatants:
+                if parried is not None and combatant.character_id == parried[0]:
+                    combatant.spent["fast"] = int(combatant.spent.get("fast", 0)) + 1
             if entry.kind != "fabulae.panic" or entry.character_id is None:
                 continue
             condition = panic_condition(

@@ -3,12 +3,14 @@ protection by armor and cover, each damage through a state (FAB-68)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Final, Literal
 
 from pydantic import Field
 
 from app.engine.contract import (
     Aftermath,
+    Awaiting,
     Language,
     Model,
     Outcome,
@@ -123,6 +125,62 @@ def weapon_of(sheet: FabulaeSheet, weapon_id: str) -> tuple[Weapon, WeaponCarrie
     raise InvalidInput(f"{weapon_id} is not among the attacker's weapons")
 
 
+# --- the defender's choice (FAB-62) -------------------------------------------------------
+
+
+class FabulaeAwaiting(Model):
+    """A choice the entry waits for: whose, by which follow-up, under which rule."""
+
+    choice: Literal["defense"] = "defense"
+    character_id: str
+    answer: str = Field(default="fabulae.defend", description="the follow-up kind that answers")
+    rule: str = "FAB-62"
+
+
+def waits_for_defense(target_id: str) -> FabulaeAwaiting:
+    """What an attack or grapple shows while it waits for the defense (every field set, so
+    the entry records it whole)."""
+    return FabulaeAwaiting(
+        choice="defense", character_id=target_id, answer="fabulae.defend", rule="FAB-62"
+    )
+
+
+def auto_defense(target: FabulaeCharacter, session: int) -> Defense:
+    """An NPC's defense chosen by the engine (campaign option `npc_defense_auto`): the larger
+    pool of parry and dodge, parry on a tie, none when neither has a die."""
+    pools = {name: pool_of(target, roll, session).pool for name, roll in DEFENSE_ROLLS.items()}
+    best = max(pools, key=lambda name: (pools[name], name == "parry"))
+    return best if pools[best] > 0 else "none"  # type: ignore[return-value]
+
+
+def defense_of(
+    asked: Defense | None,
+    mode: Literal["melee", "ranged"],
+    target: FabulaeCharacter,
+    table: Table,
+    visibility: str,
+) -> Defense | None:
+    """FAB-62: the defense an attack or grapple is resolved with, or None while it waits for
+    the defender's choice. A shot is not parried; the GM's NPC defends as the GM sent it (or
+    by the campaign option); anyone else's character answers for itself."""
+    if asked is not None:
+        return asked
+    if mode == "ranged":
+        return "none"
+    if target.kind != "pc":
+        if table.options.get("npc_defense_auto"):
+            return auto_defense(target, table.session)
+        if table.is_gm:
+            return "none"
+    elif visibility != "public":
+        raise invalid(
+            "FAB-62",
+            f"{target.name}'s player chooses the defense and would learn of this hidden "
+            "attack: roll it public, or the GM sets `defense` in it",
+        )
+    return None
+
+
 # --- fabulae.attack (FAB-60..68) ------------------------------------------------------------
 
 
@@ -131,7 +189,7 @@ class FabulaeAttackRequest(FabulaeClock):
     target: FabulaeCharacter
     mode: Literal["melee", "ranged"]
     weapon: str
-    defense: Defense = "none"
+    defense: Defense | None = Field(default="none", description="None: it waits (FAB-62)")
     situation: list[str] = Field(default_factory=list)
     aimed: bool = False
     snap_shot: bool = False
@@ -165,6 +223,9 @@ class FabulaeAttackResult(FabulaeThreatened):
     mode: Literal["melee", "ranged"]
     weapon: str
     defense: str | None = None
+    awaiting: FabulaeAwaiting | None = Field(
+        default=None, description="FAB-62: no die drawn yet; the defender answers first"
+    )
     ammo: FabulaeAmmo | None = None
     stress_gained: int | None = None
     panic: bool | None = Field(default=None, description="the attacker panicked: the burst ends")
@@ -250,7 +311,7 @@ def prepare_attack(body: FabulaeAttackCreate, table: Table) -> Prepared[FabulaeA
         target=target,
         mode=body.mode,
         weapon=body.weapon,
-        defense=body.defense,
+        defense=defense_of(body.defense, body.mode, target, table, body.visibility),
         situation=list(body.situation),
         aimed=body.aimed,
         snap_shot=body.snap_shot,
@@ -287,6 +348,12 @@ def resolve_attack(
         )
         return Resolution(impossible)
     defense = request.defense
+    if defense is None:
+        # FAB-62: the defender chooses before any die falls (fabulae.defend answers).
+        awaiting = waits_for_defense(target.id)
+        return Resolution(
+            FabulaeAttackResult(mode=request.mode, weapon=weapon.id, awaiting=awaiting)
+        )
     ranged = carried is not None and weapon.ammo is not None
     if ranged and defense != "none":
         raise invalid("FAB-62", "parry and dodge answer melee attacks; cover protects from shots")
@@ -372,7 +439,23 @@ def after_attack(
         if panicked(attack.roll.passive):
             who.append(request.target.id)
     pool = result.pool.pool if result.outcome == "impossible" and result.pool else None
-    return aftermath(who, prepared.visibility, impossible_pool=pool, seq=seq)
+    return awaits_defense(
+        aftermath(who, prepared.visibility, impossible_pool=pool, seq=seq),
+        result.awaiting,
+        request.attacker.name,
+        request.target.name,
+    )
+
+
+def awaits_defense(
+    after: Aftermath, awaiting: FabulaeAwaiting | None, attacker: str, target: str
+) -> Aftermath:
+    """An attack or grapple waiting for the defense asks the defender's side (FAB-62)."""
+    if awaiting is None:
+        return after
+    note = f"{attacker} attacks {target}: parry, dodge or none (FAB-62)"
+    asked = Awaiting(awaiting.character_id, awaiting.answer, awaiting.rule, note)
+    return dataclasses.replace(after, awaits=asked)
 
 
 def attack_summary(
@@ -384,6 +467,8 @@ def attack_summary(
     colon = " :" if language == "fr" else ":"
     if result.outcome == "impossible":
         return f"{head}{colon} {text('outcome', 'impossible', language)}"
+    if result.awaiting is not None:
+        return f"{head}{colon} {text('result', 'awaiting_defense', language)}"
     attacks = result.attacks or []
     hits = [a for a in attacks if a.hit]
     if not hits:
@@ -396,12 +481,18 @@ def attack_summary(
 def attack_outcome(result: FabulaeAttackResult) -> Outcome:
     if result.outcome == "impossible":
         return Outcome("outcome", "impossible")
+    if result.awaiting is not None:
+        return Outcome("result", "awaiting_defense")
     hit = any(a.hit for a in result.attacks or [])
     return Outcome("result", "hit" if hit else "miss")
 
 
 ATTACK: RollKind[FabulaeAttackCreate, FabulaeAttackRequest, FabulaeAttackResult] = RollKind(
     name="fabulae.attack",
+    other_side=(
+        ("defense", "target_id", "FAB-62"),
+        ("states", "target_id", "FAB-34"),
+    ),
     gm_decides=(
         ("situation", "FAB-14"),
         ("modifiers", "FAB-14"),

@@ -24,7 +24,13 @@ from app.engine.rulesets.fabulae.bodies import (
 )
 from app.engine.rulesets.fabulae.body import Body
 from app.engine.rulesets.fabulae.combat import slow_action
-from app.engine.rulesets.fabulae.damage import DEFENSE_ROLLS
+from app.engine.rulesets.fabulae.damage import (
+    DEFENSE_ROLLS,
+    FabulaeAwaiting,
+    awaits_defense,
+    defense_of,
+    waits_for_defense,
+)
 from app.engine.rulesets.fabulae.labels import text
 from app.engine.rulesets.fabulae.pools import (
     SYSTEM,
@@ -38,6 +44,7 @@ from app.engine.rulesets.fabulae.pools import (
     action_roll,
     not_rolled,
     opposition,
+    pool_of,
 )
 from app.engine.rulesets.fabulae.sequelae import no_context
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
@@ -55,13 +62,16 @@ class FabulaeUnopposed(Model):
 
 
 class FabulaeHoldResult(Model):
-    roll: FabulaeOpposition | FabulaeUnopposed
+    roll: FabulaeOpposition | FabulaeUnopposed | None = None
     outcome: RollOutcome | None = Field(default=None, description="impossible (FAB-14) only")
     pool: FabulaePool | None = None
 
 
 class FabulaeGrappleResult(FabulaeHoldResult):
     grappled: bool | None = None
+    awaiting: FabulaeAwaiting | None = Field(
+        default=None, description="FAB-62/63: no die drawn yet; the defender answers first"
+    )
 
 
 class FabulaeBreakFreeResult(FabulaeHoldResult):
@@ -83,6 +93,8 @@ def hold_aftermath(
 ) -> Aftermath:
     who: list[str | None] = []
     roll = result.roll
+    if roll is None:  # waiting for the defense (FAB-62): nothing rolled yet
+        return Aftermath()
     if panicked(roll.active):
         who.append(active_id)
     if isinstance(roll, FabulaeOpposition) and panicked(roll.passive):
@@ -97,6 +109,8 @@ def hold_summary(
     colon = " :" if language == "fr" else ":"
     if result.outcome == "impossible":
         return f"{name} — {what}{colon} {text('outcome', 'impossible', language)}"
+    if result.roll is None:
+        return f"{name} — {what}{colon} {text('result', 'awaiting_defense', language)}"
     return f"{name} — {what}{colon} {text('outcome', 'success' if won else 'failure', language)}"
 
 
@@ -106,7 +120,7 @@ def hold_summary(
 class FabulaeGrappleRequest(FabulaeClock):
     attacker: FabulaeCharacter
     target: FabulaeCharacter
-    defense: Defense = "none"
+    defense: Defense | None = Field(default="none", description="None: it waits (FAB-62)")
     modifiers: list[FabulaeDiceModifier] = Field(default_factory=list)
 
 
@@ -118,7 +132,7 @@ def prepare_grapple(body: FabulaeGrappleCreate, table: Table) -> Prepared[Fabula
         scene=table.scene,
         attacker=attacker,
         target=target,
-        defense=body.defense,
+        defense=defense_of(body.defense, "melee", target, table, body.visibility),
         modifiers=[FabulaeDiceModifier(source=m.source, dice=m.dice) for m in body.modifiers],
     )
     return Prepared(request, character_id=attacker.id, visibility=body.visibility)
@@ -131,13 +145,18 @@ def resolve_grapple(
     attacker, target = request.attacker, request.target
     roll = HOLD.model_copy(update={"modifiers": list(request.modifiers)})
     defense = request.defense
+    if defense is None and pool_of(attacker, roll, request.session).pool > 0:
+        # FAB-62: the defender chooses before any die falls (fabulae.defend answers); an
+        # impossible grapple (FAB-14) is recorded at once, as before.
+        awaiting = waits_for_defense(target.id)
+        return Resolution(FabulaeGrappleResult(awaiting=awaiting))
     side, _ = action_roll(attacker, roll, request.session, dice)
     if side.outcome == "impossible":
         unopposed = FabulaeUnopposed(active=side)
         return Resolution(
             FabulaeGrappleResult(roll=unopposed, outcome="impossible", pool=side.pool)
         )
-    if defense == "none":
+    if defense is None or defense == "none":  # None: impossible, returned above
         passive = not_rolled("failure", dice=False)
     else:
         passive, _ = action_roll(target, DEFENSE_ROLLS[defense], request.session, dice)
@@ -154,9 +173,12 @@ def after_grapple(
     resolution: Resolution[FabulaeGrappleResult],
     seq: int,
 ) -> Aftermath:
-    request = prepared.request
-    return hold_aftermath(
-        resolution.result, request.attacker.id, request.target.id, prepared.visibility, seq
+    request, result = prepared.request, resolution.result
+    return awaits_defense(
+        hold_aftermath(result, request.attacker.id, request.target.id, prepared.visibility, seq),
+        result.awaiting,
+        request.attacker.name,
+        request.target.name,
     )
 
 
@@ -170,11 +192,14 @@ def grapple_summary(
 def grapple_outcome(result: FabulaeGrappleResult) -> Outcome:
     if result.outcome == "impossible":
         return Outcome("outcome", "impossible")
+    if result.awaiting is not None:
+        return Outcome("result", "awaiting_defense")
     return Outcome("result", "grappled") if result.grappled else Outcome("outcome", "failure")
 
 
 GRAPPLE: RollKind[FabulaeGrappleCreate, FabulaeGrappleRequest, FabulaeGrappleResult] = RollKind(
     name="fabulae.grapple",
+    other_side=(("defense", "target_id", "FAB-62"),),
     gm_decides=(("modifiers", "FAB-14"),),
     npc_values=(
         ("/pool", "/attacker"),
@@ -337,6 +362,7 @@ def strangle_summary(
 
 STRANGLE: RollKind[FabulaeStrangleCreate, FabulaeStrangleRequest, FabulaeStrangleResult] = RollKind(
     name="fabulae.strangle",
+    other_side=(("states", "target_id", "FAB-34"),),
     npc_values=(
         ("/states_checked", "/target"),
         ("/pending_states", "/target"),

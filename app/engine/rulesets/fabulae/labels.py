@@ -221,6 +221,8 @@ RESULTS: Final = {
     "absorbed": Label("Absorbed", "Absorbé"),
     "applied": Label("Applied", "Appliqué"),
     "narrated": Label("Left to the GM", "Laissé au MJ"),
+    "awaiting_defense": Label("Awaiting the defense", "En attente de la défense"),
+    "parried": Label("Parried", "Paré"),
 }
 
 LABELS: Final[Labels] = {

@@ -391,6 +391,7 @@ def power_outcome(result: FabulaePowerResult) -> Outcome:
 
 POWER: RollKind[FabulaePowerCreate, FabulaePowerRequest, FabulaePowerResult] = RollKind(
     name="fabulae.power",
+    other_side=(("states", "targets", "FAB-34"),),
     npc_values=(
         ("/roll/pool", "/caster"),
         ("/roll/active/pool", "/caster"),

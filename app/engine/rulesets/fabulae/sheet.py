@@ -378,6 +378,12 @@ class FabulaeOptions(TableOptions):
     """Campaign options of Fabulae Tenebris."""
 
     powers_allowed: bool = Field(default=False, description="FAB-100: powers may be taken")
+    npc_defense_auto: bool = Field(
+        default=False,
+        title="NPCs defend by themselves",
+        description="FAB-62: an attack on an NPC that names no defense takes the NPC's larger "
+        "pool of parry and dodge at once; off, it waits for the GM's fabulae.defend",
+    )
 
 
 class FabulaeCharacter(Snapshot):

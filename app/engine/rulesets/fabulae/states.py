@@ -216,6 +216,13 @@ class _Threats(Model):
     pending_states: list[FabulaePending] = Field(default_factory=list)
 
 
+class _Defended(Model):
+    """A defense's entry (FAB-62): the attack it resolved, where the states wait."""
+
+    model_config = ConfigDict(extra="ignore")
+    attack: _Threats | None = None
+
+
 def threatened(
     table: Table, follows: int, named: str | None
 ) -> tuple[FabulaeThreat, str, str, list[FabulaeFollowUp]]:
@@ -237,10 +244,14 @@ def threatened(
         if entry.kind in ("fabulae.attack", "fabulae.strangle"):
             owner = _Target.model_validate(entry.request).target.id  # the damage lands there
         else:
-            owner = str(entry.character_id)
+            owner = str(entry.character_id)  # a defense's is the defender's, who was hit
         if named is not None and named != owner:
             raise InvalidInput(f"entry {entry.seq} threatens character {owner}, not {named}")
-        states = _Threats.model_validate(entry.result).pending_states
+        if entry.kind == "fabulae.defend":
+            attack = _Defended.model_validate(entry.result).attack
+            states = attack.pending_states if attack is not None else []
+        else:
+            states = _Threats.model_validate(entry.result).pending_states
     threat = FabulaeThreat(
         seq=entry.seq, kind=entry.kind, result=FabulaeThreatResult(pending_states=states)
     )

@@ -1,0 +1,170 @@
+"""The defender's answer (FAB-62): an attack or grapple that waits for the defense is
+resolved by the follow-up in which the defender's side chooses parry, dodge or none."""
+
+from __future__ import annotations
+
+from pydantic import ConfigDict
+
+from app.engine.contract import (
+    Aftermath,
+    Language,
+    Model,
+    Outcome,
+    Prepared,
+    Resolution,
+    RollKind,
+    RulesVersion,
+    Table,
+)
+from app.engine.dice import DiceSource
+from app.engine.errors import InvalidInput, refusal
+from app.engine.rulesets.fabulae.bodies import FabulaeDefendCreate
+from app.engine.rulesets.fabulae.damage import (
+    ATTACK,
+    FabulaeAttackRequest,
+    FabulaeAttackResult,
+    FabulaeAwaiting,
+    after_attack,
+    attack_outcome,
+    attack_summary,
+    resolve_attack,
+)
+from app.engine.rulesets.fabulae.grappling import (
+    GRAPPLE,
+    FabulaeGrappleRequest,
+    FabulaeGrappleResult,
+    after_grapple,
+    grapple_outcome,
+    grapple_summary,
+    resolve_grapple,
+)
+from app.engine.rulesets.fabulae.pools import SYSTEM, FabulaeClock
+from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
+from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC
+
+
+class FabulaeDefendRequest(FabulaeClock):
+    """The waiting attack or grapple, with the sheets as they are now and the defense."""
+
+    attack: FabulaeAttackRequest | None = None
+    grapple: FabulaeGrappleRequest | None = None
+
+
+class FabulaeDefendResult(Model):
+    attack: FabulaeAttackResult | None = None
+    grapple: FabulaeGrappleResult | None = None
+
+
+class _Waits(Model):
+    model_config = ConfigDict(extra="ignore")
+    awaiting: FabulaeAwaiting | None = None
+
+
+def prepare_defend(body: FabulaeDefendCreate, table: Table) -> Prepared[FabulaeDefendRequest]:
+    entry = table.entry(body.follows)
+    if entry.kind not in (ATTACK.name, GRAPPLE.name):
+        raise InvalidInput(
+            f"fabulae.defend answers an attack or a grapple waiting for its defense (FAB-62); "
+            f"entry {entry.seq} is a {entry.kind}"
+        )
+    waits = _Waits.model_validate(entry.result).awaiting
+    if waits is None:
+        raise InvalidInput(
+            f"the {entry.kind} at seq {entry.seq} does not wait for a defense: it was "
+            "resolved as it was made"
+        )
+    if str(body.character_id) != waits.character_id:
+        raise InvalidInput(
+            f"the {entry.kind} at seq {entry.seq} waits for the defense of character "
+            f"{waits.character_id}, not {body.character_id}"
+        )
+    answered = [f.seq for f in table.follow_ups(entry.seq) if f.kind == DEFEND.name]
+    if answered:
+        raise refusal("FAB-62", f"the defense was chosen already, at seq {answered[0]}")
+    # The defender's player, or the GM; both sides read as they are now.
+    defender = table.acting(waits.character_id, FabulaeCharacter)
+    clock = {"session": table.session, "scene": table.scene, "defense": body.defense}
+    request = FabulaeDefendRequest(system=SYSTEM, session=table.session, scene=table.scene)
+    if entry.kind == ATTACK.name:
+        attack = FabulaeAttackRequest.model_validate(entry.request)
+        attacker = table.character(attack.attacker.id, FabulaeCharacter)
+        request.attack = attack.model_copy(
+            update={**clock, "attacker": attacker, "target": defender}
+        )
+    else:
+        grapple = FabulaeGrappleRequest.model_validate(entry.request)
+        attacker = table.character(grapple.attacker.id, FabulaeCharacter)
+        request.grapple = grapple.model_copy(
+            update={**clock, "attacker": attacker, "target": defender}
+        )
+    return Prepared(
+        request,
+        character_id=defender.id,
+        visibility=body.visibility or entry.visibility,
+        follows=entry.seq,
+    )
+
+
+def resolve_defend(
+    request: FabulaeDefendRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeDefendResult]:
+    """FAB-62: the waiting attack or grapple, resolved now with the chosen defense."""
+    if request.attack is not None:
+        attack = resolve_attack(request.attack, dice, version)
+        return Resolution(FabulaeDefendResult(attack=attack.result), attack.effects)
+    if request.grapple is None:
+        raise InvalidInput("a defense answers an attack or a grapple")
+    grapple = resolve_grapple(request.grapple, dice, version)
+    return Resolution(FabulaeDefendResult(grapple=grapple.result), grapple.effects)
+
+
+def after_defend(
+    prepared: Prepared[FabulaeDefendRequest],
+    resolution: Resolution[FabulaeDefendResult],
+    seq: int,
+) -> Aftermath:
+    """What the resolved attack or grapple sets off (FAB-42's panic)."""
+    request, result = prepared.request, resolution.result
+    if request.attack is not None and result.attack is not None:
+        waited = Prepared(request.attack, prepared.character_id, prepared.visibility)
+        return after_attack(waited, Resolution(result.attack, resolution.effects), seq)
+    assert request.grapple is not None and result.grapple is not None
+    held = Prepared(request.grapple, prepared.character_id, prepared.visibility)
+    return after_grapple(held, Resolution(result.grapple, resolution.effects), seq)
+
+
+def defend_summary(
+    request: FabulaeDefendRequest, result: FabulaeDefendResult, language: Language
+) -> str:
+    if request.attack is not None and result.attack is not None:
+        return attack_summary(request.attack, result.attack, language)
+    assert request.grapple is not None and result.grapple is not None
+    return grapple_summary(request.grapple, result.grapple, language)
+
+
+def defend_outcome(result: FabulaeDefendResult) -> Outcome:
+    if result.attack is not None:
+        return attack_outcome(result.attack)
+    assert result.grapple is not None
+    return grapple_outcome(result.grapple)
+
+
+def _under(prefix: str, paths: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    return tuple((f"{prefix}{value}", f"{prefix}{character}") for value, character in paths)
+
+
+DEFEND: RollKind[FabulaeDefendCreate, FabulaeDefendRequest, FabulaeDefendResult] = RollKind(
+    name="fabulae.defend",
+    npc_values=_under("/attack", ATTACK.npc_values) + _under("/grapple", GRAPPLE.npc_values),
+    reaction=True,
+    title="Defense",
+    body=FabulaeDefendCreate,
+    request=FabulaeDefendRequest,
+    result=FabulaeDefendResult,
+    prepare=prepare_defend,
+    resolve=resolve_defend,
+    summary=defend_summary,
+    after=after_defend,
+    triggers=SETS_OFF_PANIC,
+    outcome=defend_outcome,
+)

@@ -1,0 +1,82 @@
+"""What an entry waits for from the other side (FAB-62's defense): asked as a roll request
+of whoever controls that character, answered by the follow-up that resolves the entry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, cast
+
+from sqlmodel import Session, col, select
+
+from app.core.problems import Conflict
+from app.engine.contract import Awaiting, Prepared, Visibility
+from app.models import RollRequest
+from app.services.access import CampaignAccess
+from app.services.log import SealedEntry
+
+
+def ask_other_side(
+    session: Session, access: CampaignAccess, entry: SealedEntry, awaits: Awaiting
+) -> None:
+    """The entry waits: its answer is asked of the character's side, listed with the GM's
+    roll requests (its values name the entry the answer follows)."""
+    session.add(
+        RollRequest(
+            campaign_id=access.campaign.id,
+            kind=awaits.kind,
+            character_ids=[awaits.character_id],
+            values={"follows": entry.seq},
+            visibility=cast(Visibility, entry.visibility),
+            note=awaits.note,
+            seq=entry.seq,
+        )
+    )
+
+
+def awaited(
+    session: Session, access: CampaignAccess, kind: str, prepared: Prepared[Any]
+) -> RollRequest | None:
+    """The wait a follow-up answers, if any; refused once the GM cancelled it."""
+    if prepared.follows is None or prepared.character_id is None:
+        return None
+    row = session.exec(
+        select(RollRequest).where(
+            col(RollRequest.campaign_id) == access.campaign.id,
+            col(RollRequest.seq) == prepared.follows,
+            col(RollRequest.kind) == kind,
+        )
+    ).first()
+    if row is None or prepared.character_id not in row.character_ids:
+        return None
+    if row.status == "cancelled":
+        raise Conflict(
+            f"the GM cancelled the wait for this {kind} (roll request {row.id}); entry "
+            f"{prepared.follows} stays unresolved"
+        )
+    return row
+
+
+def answered(session: Session, row: RollRequest, character_id: str, seq: int) -> None:
+    """Record the entry that answered for the character; closed once every one has."""
+    row.answers = {**row.answers, character_id: seq}
+    if len(row.answers) == len(row.character_ids):
+        row.status = "closed"
+    session.add(row)
+
+
+def open_waits(session: Session, access: CampaignAccess, seqs: Iterable[int]) -> list[RollRequest]:
+    """The waits still open on these entries (an encounter's actions), as the caller may
+    see them: a player sees those of public entries."""
+    wanted = list(seqs)
+    if not wanted:
+        return []
+    rows = session.exec(
+        select(RollRequest)
+        .where(
+            col(RollRequest.campaign_id) == access.campaign.id,
+            col(RollRequest.status) == "open",
+            col(RollRequest.seq).in_(wanted),
+        )
+        .order_by(col(RollRequest.seq))
+    ).all()
+    return [row for row in rows if access.is_gm or row.visibility == "public"]
