@@ -171,6 +171,12 @@ class Table(Protocol):
     def options(self) -> Mapping[str, JsonValue]: ...
     @property
     def is_gm(self) -> bool: ...
+    @property
+    def gm_set(self) -> frozenset[str]:
+        """The body fields the GM's roll request set: a player's answer carries them as
+        the GM's (VAM-14's explosive, VAM-30's waived penalty)."""
+        ...
+
     def require_gm(self, action: str) -> None:
         """Refuse (403) unless the caller is the GM; `action` completes "only the GM may"."""
         ...
@@ -302,6 +308,9 @@ class RollKind(Generic[BodyT, RequestT, ResultT]):
     gm_only: str | None = None
     # It answers something already rolled: in an encounter it may come out of turn.
     reaction: bool = False
+    # An answer the encounter charges (FAB-62's parry spends a fast action): to an action of
+    # an encounter that is still running, it goes through that encounter's actions.
+    answered_in_encounter: bool = False
     # What it takes from an encounter round, given the body and the actor's sheet.
     cost: Callable[[BodyT, Mapping[str, JsonValue]], ActionCost] | None = None
     # The systems of its ruleset it runs in; None for all of them.
@@ -323,6 +332,9 @@ class RollKind(Generic[BodyT, RequestT, ResultT]):
     # The other side's choices (path, path of that side's character id, rule): whoever
     # controls that character makes them, never the roller of the other side.
     other_side: tuple[tuple[str, str, str], ...] = ()
+    # Those of its `other_side` paths the roll itself asks that side for (FAB-62's defense
+    # waits for an answer; FAB-34's Absorb waits as pending states): left out, the roll asks.
+    asks_other_side: frozenset[str] = frozenset()
 
     def parse_request(self, raw: Mapping[str, Any]) -> RequestT:
         """A stored request, read back into the kind's model (replay, views)."""

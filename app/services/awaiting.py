@@ -9,8 +9,8 @@ from typing import Any, cast
 from sqlmodel import Session, col, select
 
 from app.core.problems import Conflict
-from app.engine.contract import Awaiting, Prepared, Visibility
-from app.models import RollRequest
+from app.engine.contract import AnyKind, Awaiting, Prepared, Visibility
+from app.models import Encounter, RollRequest
 from app.services.access import CampaignAccess
 from app.services.log import SealedEntry
 
@@ -80,3 +80,24 @@ def open_waits(session: Session, access: CampaignAccess, seqs: Iterable[int]) ->
         .order_by(col(RollRequest.seq))
     ).all()
     return [row for row in rows if access.is_gm or row.visibility == "public"]
+
+
+def check_outside_encounters(
+    session: Session, access: CampaignAccess, kind: AnyKind, follows: int | None
+) -> None:
+    """An answer the encounter charges (a parry's fast action, FAB-62) to an action of a
+    running encounter goes through that encounter, not POST .../rolls."""
+    if not kind.answered_in_encounter or follows is None:
+        return
+    running = session.exec(
+        select(Encounter).where(
+            col(Encounter.campaign_id) == access.campaign.id, col(Encounter.status) == "active"
+        )
+    ).all()
+    for encounter in running:
+        if any(item["seq"] == follows for item in encounter.history):
+            raise Conflict(
+                f"entry {follows} is an action of the encounter {encounter.name!r}: answer "
+                f"with POST /encounters/{encounter.id}/actions, where the {kind.name} costs "
+                "its action"
+            )

@@ -25,6 +25,7 @@ from app.engine.contract import (
     RecordedEntry,
     acting_character_id,
 )
+from app.engine.errors import RuleRefusal
 from app.engine.registry import Registry, Rules
 from app.models import Character, Encounter, HeldEffects, LogEntry, User, utcnow
 from app.models.encounter import CombatantCreate, EncounterCreate
@@ -407,9 +408,20 @@ def act(
     if not reaction and not override:
         combat.check_action(context)
     context.body = combat.prepare_action(context)
-    entry = roll(
-        session, access, registry, rules, context.body, answering=reply.seq if reply else None
-    )
+    try:
+        entry = roll(
+            session,
+            access,
+            registry,
+            rules,
+            context.body,
+            answering=reply.seq if reply else None,
+            gm_set=reply.gm_set if reply else frozenset(),
+        )
+    except RuleRefusal as refusal:
+        if reply is not None and refusal.recorded_seq is not None:
+            reply.answered(session, refusal.recorded_seq)  # the attempt is logged (FAB-14)
+        raise
     if reply is not None:
         reply.answered(session, entry.seq)
     recorded = [

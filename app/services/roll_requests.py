@@ -16,7 +16,7 @@ from app.engine.errors import RuleRefusal
 from app.engine.registry import Registry
 from app.models import Character, RollRequest, RollRequestCreate, RollRequestPublic
 from app.services.access import CampaignAccess, LockedAccess, get_campaign_character
-from app.services.awaiting import answered
+from app.services.awaiting import answered, check_outside_encounters
 from app.services.log import SealedEntry, append_entry
 from app.services.rolls import check_gm_decides, check_other_side, roll
 
@@ -105,6 +105,8 @@ class Answer:
         self.row = row
         self.body = body
         self.character_id = character_id
+        # The fields the GM set: the rules take them as the GM's.
+        self.gm_set = frozenset(row.values) | {"visibility"}
 
     @property
     def seq(self) -> int:
@@ -160,8 +162,11 @@ def answer(
     """A character's roll answering the request (POST .../rolls?request_id=)."""
     rules = registry.in_campaign(access.campaign.system, str(getattr(body, "kind")))  # noqa: B009
     reply = answering(session, access, rules.kind, body, request_id)
+    check_outside_encounters(session, access, rules.kind, getattr(reply.body, "follows", None))
     try:
-        entry = roll(session, access, registry, rules, reply.body, answering=reply.seq)
+        entry = roll(
+            session, access, registry, rules, reply.body, answering=reply.seq, gm_set=reply.gm_set
+        )
     except RuleRefusal as refusal:
         if refusal.recorded_seq is not None:  # the attempt is logged (FAB-14): it answered
             reply.answered(session, refusal.recorded_seq)

@@ -26,7 +26,12 @@ from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.registry import Registry, Rules
 from app.models import Character, LogEntry
 from app.services.access import CampaignAccess, LockedAccess, can_edit_character
-from app.services.awaiting import answered, ask_other_side, awaited
+from app.services.awaiting import (
+    answered,
+    ask_other_side,
+    awaited,
+    check_outside_encounters,
+)
 from app.services.log import (
     SealedEntry,
     defer_follow_ons,
@@ -45,6 +50,7 @@ def create_roll(
     rules = registry.in_campaign(access.campaign.system, kind_name)
     check_gm_decides(access, rules.kind, body)
     check_other_side(session, access, rules.kind, body)
+    check_outside_encounters(session, access, rules.kind, getattr(body, "follows", None))
     return roll(session, access, registry, rules, body)
 
 
@@ -84,21 +90,34 @@ def check_other_side(
     decided_by_gm: frozenset[str] = frozenset(),
 ) -> None:
     """Each side answers for itself: the roller names the other side, never makes its
-    choices (its talents, its helpers, its defense); whoever controls that character does,
-    or the GM."""
-    if access.is_gm:
-        return
+    choices (its talents, its helpers, its defense); whoever plays that character does, or
+    the GM for an NPC. What the roll itself asks of the other side (`asks_other_side`: a
+    defense, an Absorb) the GM leaves to a player's character too, unless the roll is
+    hidden from that player."""
+    hidden = getattr(body, "visibility", None) not in (None, "public")
     for path, character_path, rule in kind.other_side:
         if path.split(".")[0] in decided_by_gm or not _is_set(body, path):
+            continue
+        if access.is_gm and (hidden or path not in kind.asks_other_side):
             continue
         named = _value(body, character_path)  # one character, or a list (a power's targets)
         for character_id in named if isinstance(named, list) else [named]:
             character = session.get(Character, uuid.UUID(str(character_id)))
-            if character is None or not can_edit_character(access, character):
-                name = character.name if character is not None else "the other side"
+            if character is None:
+                continue  # the rules answer 404 for it
+            if not access.is_gm and not can_edit_character(access, character):
                 raise Forbidden(
-                    f"{path}: {name}'s choice ({rule}), made by whoever plays {name} or the "
-                    "GM; the roller names the other side, never spends its choices",
+                    f"{path}: {character.name}'s choice ({rule}), made by whoever plays "
+                    f"{character.name} or the GM; the roller names the other side, never "
+                    "spends its choices",
+                    rule=rule,
+                )
+            players = character.kind == "pc" and character.owner_id not in (None, access.user.id)
+            if access.is_gm and players:
+                raise Forbidden(
+                    f"{path}: {character.name}'s player chooses ({rule}); leave it out and the "
+                    "roll waits for their answer, which the GM may give for a player who is "
+                    "away (a hidden roll sets it)",
                     rule=rule,
                 )
 
@@ -129,16 +148,18 @@ def roll(
     rules: Rules,
     body: BaseModel,
     answering: int | None = None,
+    gm_set: frozenset[str] = frozenset(),
 ) -> SealedEntry:
     """Prepare, resolve and record one roll; `answering` is the seq of the GM's roll
-    request it answers, which the entry then follows (FAIR-9)."""
+    request it answers, which the entry then follows (FAIR-9), and `gm_set` the body fields
+    that request set."""
     kind = rules.kind
     if kind.prepare is None:
         raise InvalidInput(f"{kind.name} is not rolled directly; the service makes it")
     if kind.gm_only is not None:
         access.require_gm(kind.gm_only)
     # A follow-up reads the sheets its entry left, held or not (FAIR-21).
-    table = CampaignTable(session, access, released=getattr(body, "follows", None))
+    table = CampaignTable(session, access, released=getattr(body, "follows", None), gm_set=gm_set)
     prepared = kind.prepare(body, table)
     if answering is not None and prepared.follows is None:
         # A retry answering a request keeps following the roll it retries (VAM-30); the

@@ -73,9 +73,11 @@ class CampaignTable:
         *,
         released: int | None = None,
         for_rolls: bool = True,
+        gm_set: frozenset[str] = frozenset(),
     ) -> None:
         self._session = session
         self._access = access
+        self._gm_set = gm_set
         self._released = released
         self._for_rolls = for_rolls
         self._waits: list[HeldEffects] | None = None
@@ -114,6 +116,10 @@ class CampaignTable:
     @property
     def is_gm(self) -> bool:
         return self._access.is_gm
+
+    @property
+    def gm_set(self) -> frozenset[str]:
+        return self._gm_set
 
     def require_gm(self, action: str) -> None:
         self._access.require_gm(action)

@@ -89,7 +89,11 @@ def test_gm_renames_and_changes_options(client, gm, make_campaign):
     )
     assert response.status_code == 200
     assert response.json()["name"] == "Londres"
-    assert response.json()["options"] == {"players_set_difficulty": False, "powers_allowed": True}
+    assert response.json()["options"] == {
+        "players_set_difficulty": False,
+        "powers_allowed": True,
+        "npc_defense_auto": False,
+    }
 
 
 def test_player_cannot_edit_campaign(client, gm, player, make_campaign):

@@ -167,12 +167,19 @@ def test_FAB_62_the_gms_npc_attack_waits_for_the_players_choice_and_a_grapple_to
     answer = rolled(client, campaign, player, defend(waiting, ada, "parry"))
     assert answer["result"]["grapple"]["grappled"] is False
     assert open_requests(client, campaign, player) == []
-    # A secret attack cannot ask Ada's player without telling her of it.
+    # In the open, the GM does not choose for Ada's player (FAB-62, FAB-34)...
+    for extra, rule in (({"defense": "none"}, "FAB-62"), ({"states": "now"}, "FAB-34")):
+        refused = post_roll(client, campaign, gm, bare_hands(thug, ada, **extra))
+        assert assert_problem(refused, 403, "Ada's player")["rule"] == rule
+    # ...but answers the wait for a player who is away.
+    waiting = rolled(client, campaign, gm, bare_hands(thug, ada))
+    forced_dice.push(2, 2, 2, 2, 2, 2, 2)  # Thug's four dice, Ada's dodge three
+    assert rolled(client, campaign, gm, defend(waiting, ada, "dodge"))["actor_id"] == gm.id
+    # A secret attack cannot ask Ada's player without telling her of it: the GM sets it.
     hidden = bare_hands(thug, ada, visibility="gm")
     assert_problem(post_roll(client, campaign, gm, hidden), 422, "FAB-62")
-    # The GM may still set a PC's defense, for a player who is away.
     forced_dice.push(2, 2, 2, 2, 2, 2, 2, 2, 2)
-    at_once = rolled(client, campaign, gm, bare_hands(thug, ada, defense="parry"))
+    at_once = rolled(client, campaign, gm, {**hidden, "defense": "parry"})
     assert at_once["result"]["defense"] == "parry" and "awaiting" not in at_once["result"]
 
 

@@ -530,6 +530,13 @@ def test_fabulae_tenebris_full_fight(
     # Meurtri land now.
     forced_dice.push(6, 6, 6, 2, 6, 2, 2, 2, 2)
     answer = {"follows": waiting["entry"]["seq"], "character_id": thug["id"], "defense": "parry"}
+    # Answered outside the fight, the parry would not spend Thug's fast action.
+    outside = client.post(
+        f"{API}/campaigns/{campaign['id']}/rolls",
+        json={"kind": "fabulae.defend", **answer},
+        headers=gm.headers,
+    )
+    assert_problem(outside, 409, "/actions")
     hit = acted(client, encounter, gm, thug, "fabulae.defend", **answer)
     result = hit["entry"]["result"]["attack"]
     assert result["attacks"][0]["hit"] is True

@@ -580,8 +580,9 @@ def test_FAIR_18_21_fabulae_npc_secrets_reach_no_player(
             "visibility": "self",
         },
     )
-    # An attack on it only its attacker and the GM see, and it parries.
-    table.roll(
+    # An attack on it only its attacker and the GM see; it waits for the GM, who parries
+    # (FAB-62), in an entry as hidden.
+    waiting = table.roll(
         player,
         {
             "kind": "fabulae.attack",
@@ -589,10 +590,11 @@ def test_FAIR_18_21_fabulae_npc_secrets_reach_no_player(
             "target_id": npc["id"],
             "mode": "melee",
             "weapon": "bare_hands",
-            "defense": "parry",
             "visibility": "self",
         },
     )
+    defense = {"follows": waiting["seq"], "character_id": npc["id"], "defense": "parry"}
+    table.roll(gm, {"kind": "fabulae.defend", **defense})
     table.apply_waiting()
     # The NPC attacks a PC in secret; the GM then applies what the roll held back (FAIR-21).
     hidden = table.roll(
@@ -603,6 +605,7 @@ def test_FAIR_18_21_fabulae_npc_secrets_reach_no_player(
             "target_id": mihail["id"],
             "mode": "melee",
             "weapon": "knife",
+            "defense": "none",  # a secret attack: the GM says how the PC defends (FAB-62)
             "visibility": "gm",
         },
     )
@@ -625,9 +628,10 @@ def test_FAIR_18_21_fabulae_npc_secrets_reach_no_player(
     dice(table, other_player, "blind")
     table.apply_waiting()
 
-    # An encounter: initiative with the NPC, the NPC attacks, a PC strikes back and it parries.
+    # An encounter: initiative with the NPC, the NPC attacks and Ilona's player dodges, a PC
+    # strikes back and the GM parries for the NPC (FAB-62).
     encounter = table.encounter("L'usine", (mihail, "pcs"), (npc, "foes"), (ilona, "pcs"))
-    table.act(
+    struck = table.act(
         gm,
         encounter,
         npc,
@@ -638,9 +642,11 @@ def test_FAIR_18_21_fabulae_npc_secrets_reach_no_player(
         mode="melee",
         weapon="knife",
     )
+    dodge = {"follows": struck["entry"]["seq"], "character_id": ilona["id"], "defense": "dodge"}
+    table.act(other_player, encounter, ilona, kind="fabulae.defend", **dodge)
     table.turn_of(encounter, mihail)
     # A panic or a broken state may keep Mihail from acting: a refusal, then, not an attack.
-    table.act(
+    back = table.act(
         player,
         encounter,
         mihail,
@@ -650,8 +656,10 @@ def test_FAIR_18_21_fabulae_npc_secrets_reach_no_player(
         target_id=npc["id"],
         mode="melee",
         weapon="bare_hands",
-        defense="parry",
     )
+    if "entry" in back:
+        parry = {"follows": back["entry"]["seq"], "character_id": npc["id"], "defense": "parry"}
+        table.act(gm, encounter, npc, ok=(201, 409), kind="fabulae.defend", **parry)
     table.end(encounter)
 
     # The GM edits the NPC's sheet (a GM-only audit entry), then opens a new scene: the

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.api.helpers import assert_verified, last_seq, log_entries
+from tests.api.helpers import assert_verified, last_seq, log_entries, post_roll
 from tests.conftest import (
     API,
     CTHULHU_SHEET,
@@ -318,3 +318,61 @@ def test_JDR_30_a_requested_weapon_is_repeated_as_the_gm_set_it(
     response = answer(client, campaign, player, request["id"], {**body, "weapon": weapon})
     assert response.status_code == 201, response.text
     assert response.json()["request"]["weapon"]["bonus"] == 1
+
+
+def test_VAM_14_the_storytellers_explosive_in_a_request_is_the_answers(
+    client, gm, player, make_campaign, make_character, forced_dice
+):
+    """A player may not set explosive (VAM-14); answering the Storyteller's request that
+    sets it, the roll carries it as the Storyteller's."""
+    campaign = make_campaign("vampire", players=(player,))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    refused = post_roll(client, campaign, player, action(lucien, explosive=True))
+    assert assert_problem(refused, 403)["rule"] == "VAM-14"
+    request = asked(
+        client,
+        campaign,
+        gm,
+        kind="vampire.action",
+        character_ids=[lucien["id"]],
+        values={"explosive": True},
+    )
+    forced_dice.push(*[7] * 7)
+    response = answer(client, campaign, player, request["id"], action(lucien))
+    assert response.status_code == 201, response.text
+    assert response.json()["request"]["explosive"] is True
+
+
+def test_FAB_14_an_impossible_answer_in_an_encounter_still_answers_the_request(
+    client, gm, player, make_campaign, make_character, forced_dice
+):
+    campaign = make_campaign("fabulae-tenebris", players=(player,))
+    ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
+    encounter = client.post(
+        f"{API}/campaigns/{campaign['id']}/encounters",
+        json={"name": "L'usine", "combatants": [{"character_id": ada["id"]}]},
+        headers=gm.headers,
+    ).json()
+    forced_dice.push(1)  # Ada's card
+    started = client.post(f"{API}/encounters/{encounter['id']}/initiative", headers=gm.headers)
+    assert started.status_code == 200, started.text
+    chains = [{"source": "chains", "dice": -6}]
+    request = asked(
+        client,
+        campaign,
+        gm,
+        kind="fabulae.action",
+        character_ids=[ada["id"]],
+        values={"modifiers": chains},
+    )
+    body = {
+        "actor_id": ada["id"],
+        "kind": "fabulae.action",
+        "character_id": ada["id"],
+        "attribute": "physique",
+    }
+    url = f"{API}/encounters/{encounter['id']}/actions?request_id={request['id']}"
+    refused = client.post(url, json=body, headers=player.headers)
+    assert assert_problem(refused, 409, "impossible")["rule"] == "FAB-14"
+    (closed,) = requests_of(client, campaign, gm, "closed")
+    assert closed["answers"] == {ada["id"]: last_seq(client, campaign, gm)}

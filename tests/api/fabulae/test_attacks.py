@@ -228,7 +228,7 @@ def test_FAB62_a_failed_attack_deals_nothing(client, table, gm, player, forced_d
 def test_FAB62_FAB64_refused_inputs(client, table, gm, player):
     campaign, ada, thug = table.campaign, table.ada, table.thug
     cases = [
-        attack(thug, ada, defense="parry"),  # a shot is not parried
+        attack(thug, ada, defense="parry", visibility="gm"),  # a shot is not parried
         attack(thug, ada, "knife", situation=["medium_range"]),  # a ranged factor in melee
         attack(thug, ada, situation=["sneak_attack"]),
         attack(thug, ada, "knife", aimed=True),
@@ -284,12 +284,21 @@ def test_FAB66_FAB67_mail_and_cover_absorb_everything_and_the_mail_holds(
     assert sheet_of(client, player, ada)["armor"] == {"id": "guard_mail", "value": 2}
 
 
-def test_FAB68_a_player_character_can_take_the_states_now(client, table, gm, player, forced_dice):
+def test_FAB34_FAB68_whether_a_players_character_absorbs_is_its_players_choice(
+    client, table, gm, player, forced_dice
+):
     campaign, ada = table.campaign, table.ada
+    # The GM's public shot may not take Ada's Absorb from her player (FAB-34).
+    refused = post_roll(client, campaign, gm, attack(table.thug, ada, states="now"))
+    assert_problem(refused, 403, "Ada's player")
     forced_dice.push(6, 6, 2, 2, 2, 2, 2)  # 3 damage, no armor
-    entry = rolled(client, campaign, gm, attack(table.thug, ada, states="now"))
-    assert [s["state"] for s in entry["result"]["states_checked"]] == PHYSICAL
-    assert sheet_of(client, player, ada)["states"] == PHYSICAL
+    entry = rolled(client, campaign, gm, attack(table.thug, ada))
+    assert len(entry["result"]["pending_states"]) == 3
+    assert sheet_of(client, player, ada)["states"] == []
+    # A hidden roll's states are the GM's to land at once, held for the GM to apply.
+    forced_dice.push(6, 6, 2, 2, 2, 2, 2)
+    secret = rolled(client, campaign, gm, attack(table.thug, ada, states="now", visibility="gm"))
+    assert [s["state"] for s in secret["result"]["states_checked"]] == PHYSICAL
 
 
 def test_FAB21_FAB50_FAB75_maluses_reach_the_attack_and_the_dodge(
@@ -300,9 +309,11 @@ def test_FAB21_FAB50_FAB75_maluses_reach_the_attack_and_the_dodge(
     gm_patch(client, gm, thug, {"states": ["meurtri"], "sequelae": [internal]})
     gm_patch(client, gm, ada, {"backpack": True})
     # Thug: 3 + 2 + knife 1 − Meurtri 1 − internal 2 = 3; Ada dodges: 3 + 0 − backpack 2 = 1.
+    waiting = rolled(client, campaign, gm, attack(thug, ada, "knife"))
     forced_dice.push(2, 2, 2, 2)
-    entry = rolled(client, campaign, gm, attack(thug, ada, "knife", defense="dodge"))
-    roll = entry["result"]["attacks"][0]["roll"]
+    entry = rolled(client, campaign, player, defend(waiting, ada, "dodge"))  # FAB-62
+    entry = get_entry(client, campaign, gm, entry["seq"])  # Thug's pool is the GM's to read
+    roll = entry["result"]["attack"]["attacks"][0]["roll"]
     assert roll["active"]["pool"]["pool"] == 3
     assert roll["active"]["pool"]["situation_dice"] == [{"source": "sequela internal", "dice": -2}]
     assert roll["passive"]["pool"]["situation_dice"] == [
@@ -353,9 +364,10 @@ def test_FAB42_every_stress_1_sets_off_a_panic_roll(client, table, gm, player, f
         caller = player
     else:
         gm_patch(client, gm, thug, {"stress": 0})
+        waiting = rolled(client, campaign, gm, attack(thug, ada, "knife"))
         forced_dice.push(2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1)
-        request = attack(thug, ada, "knife", defense="parry")
-        caller = gm
+        request = defend(waiting, ada, "parry")  # FAB-62: Ada's player parries
+        caller = player
     forced_dice.push(3)  # the panic roll: 3 + 1 stress = 4, cool
     entry = rolled(client, campaign, caller, request)
     assert [t["kind"] for t in entry["triggered"]] == ["fabulae.panic"], entry["result"]

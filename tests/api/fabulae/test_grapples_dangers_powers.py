@@ -37,19 +37,23 @@ table = combat_table  # the fixture that sets the table of every test here
 
 def test_FAB63_FAIR_20_grapple_strangle_and_break_free(client, table, gm, player, forced_dice):
     campaign, ada, thug = table.campaign, table.ada, table.thug
-    strangle = body("strangle", attacker_id=thug["id"], target_id=ada["id"], states="now")
+    strangle = body("strangle", attacker_id=thug["id"], target_id=ada["id"])
     with unchanged(client, gm, campaign, ada, thug):
         assert_refused(post_roll(client, campaign, gm, strangle), "FAB-63")
         free = body("break_free", character_id=ada["id"])
         assert_problem(post_roll(client, campaign, player, free), 422, "FAB-63")
-    # Thug: Physique 3 + Combat 2 = 5 dice; Ada dodges: Physique 3 + Athlétisme 0 = 3.
+    # Thug: Physique 3 + Combat 2 = 5 dice; Ada's player dodges: Physique 3 + Athlétisme 0 = 3.
+    grab = body("grapple", attacker_id=thug["id"], target_id=ada["id"])
+    waiting = rolled(client, campaign, gm, grab)
     forced_dice.push(6, 2, 2, 2, 2, 2, 2, 2)
-    grab = body("grapple", attacker_id=thug["id"], target_id=ada["id"], defense="dodge")
-    grabbed = rolled(client, campaign, gm, grab)
-    assert grabbed["result"]["grappled"] is True
+    grabbed = rolled(client, campaign, player, defend(waiting, ada, "dodge"))
+    assert grabbed["result"]["grapple"]["grappled"] is True
     assert grabbed["effects"] == [effect(ada, "grappled_by", None, thug["id"], "FAB-63")]
     choked = rolled(client, campaign, gm, strangle)
     assert choked["draws"] == [] and choked["result"]["damage"] == 1
+    # The state waits for Ada's player (FAB-34), who accepts it.
+    assert len(choked["result"]["pending_states"]) == 1
+    rolled(client, campaign, player, body("state_choice", follows=choked["seq"]))
     # FAIR-20: a strangle may draw sequela dice, so it is a roll, listed with the rolls.
     listed = client.get(
         f"{API}/campaigns/{campaign['id']}/rolls?kind=fabulae.strangle", headers=gm.headers

@@ -3,6 +3,8 @@ combat kind replayed offline."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.api.fabulae.combat import (
@@ -29,6 +31,7 @@ from tests.api.helpers import (
     sheet_of,
     verified_offline,
 )
+from tests.conftest import API
 
 table = combat_table  # the fixture that sets the table of every test here
 
@@ -173,18 +176,23 @@ def test_FAB68_FAB102_a_power_damage_threat_can_be_settled(
 def test_worked_combat_settled_at_once_then_broken_with_its_sequela(
     client, table, gm, player, forced_dice
 ):
-    """The same combat with states "now" (the GM's choice): each box lands in the attack."""
+    """The same combat with states "now": each box lands in the attack. Whether Ada absorbs
+    is her player's choice (FAB-34), so only the GM's hidden shots land them at once; the
+    GM applies each before the next reads her sheet (FAIR-21)."""
     campaign, ada = table.campaign, table.ada
     gm_patch(client, gm, ada, {"armor": {"id": "leather_coat", "value": 1}})
     forced_dice.push(6, 2, 2, 2, 2, 2, 6, 2, 2, 2, 2)
-    shot = rolled(client, campaign, gm, shot_at_ada(table, states="now"))
+    secret = {"states": "now", "visibility": "gm"}
+    shot = rolled(client, campaign, gm, shot_at_ada(table, **secret))
     assert [s["state"] for s in shot["result"]["states_checked"]] == ["epuise"]
     assert fields(shot, ada)["states"] == ([], ["epuise"], "FAB-68")
+    apply_held(client, campaign, gm, shot)
     # Later: 3 damage through (feats 1): Meurtri, Blessé, then Broken and a sequela whose
     # 2D6 and duration dice come after the protection dice in the same entry.
     forced_dice.push(6, 6, 2, 2, 2, 2, 2, 2, 2, 2)
     forced_dice.push(6, 6, 2, 2)  # 12 + 1 + 1 = 14: internal, 2D6 days
-    later = rolled(client, campaign, gm, shot_at_ada(table, states="now"))
+    later = rolled(client, campaign, gm, shot_at_ada(table, **secret))
+    apply_held(client, campaign, gm, later)
     checked = later["result"]["states_checked"]
     assert [c.get("state") for c in checked] == ["meurtri", "blesse", None]
     assert checked[2]["broken"] is True
@@ -204,6 +212,13 @@ def test_worked_combat_settled_at_once_then_broken_with_its_sequela(
             "note": "Organe touché / Interne",
         }
     ]
+
+
+def apply_held(client, campaign, gm, entry: dict[str, Any]) -> None:
+    """FAIR-21: the GM applies what a hidden roll held back of a player's sheet."""
+    url = f"{API}/campaigns/{campaign['id']}/log/{entry['seq']}/apply"
+    response = client.post(url, headers=gm.headers)
+    assert response.status_code == 201, response.text
 
 
 def test_FAB23_FAB68_the_sequela_of_a_settled_threat_is_drawn_by_the_settling_entry(
@@ -293,9 +308,10 @@ def test_every_combat_kind_replays_and_verifies_offline(
         },
     )
     new_session(client, campaign, gm)
-    # The shot: 2 damage, the coat absorbs 1, one state at once (Épuisé).
+    # The shot: 2 damage, the coat absorbs 1, one state Ada's player accepts (Épuisé).
     forced_dice.push(6, 2, 2, 2, 2, 2, 6, 2, 2, 2, 2)
-    rolled(client, campaign, gm, shot_at_ada(table, states="now"))
+    shot = rolled(client, campaign, gm, shot_at_ada(table))
+    rolled(client, campaign, player, body("state_choice", follows=shot["seq"]))
     # Fire: one damage pending, settled by Ada's player (Meurtri).
     forced_dice.push(6, 2, 2)
     fire = rolled(client, campaign, gm, body("danger", character_id=ada["id"], danger="fire"))
@@ -306,10 +322,10 @@ def test_every_combat_kind_replays_and_verifies_offline(
     waiting = rolled(client, campaign, gm, grapple)
     forced_dice.push(6, 2, 2, 2, 2)
     rolled(client, campaign, player, defend(waiting, ada, "none"))
-    strangle = body("strangle", attacker_id=thug["id"], target_id=ada["id"], states="now")
-    assert rolled(client, campaign, gm, strangle)["result"]["states_checked"][0]["state"] == (
-        "blesse"
-    )
+    strangle = body("strangle", attacker_id=thug["id"], target_id=ada["id"])
+    choked = rolled(client, campaign, gm, strangle)
+    accepted = rolled(client, campaign, player, body("state_choice", follows=choked["seq"]))
+    assert accepted["result"]["state"] == "blesse"
     forced_dice.push(6, 6, 2, 6, 2, 2, 2, 2)  # Ada 3 dice (two states) against 5
     free = rolled(client, campaign, player, body("break_free", character_id=ada["id"]))
     assert free["result"]["freed"] is True
@@ -352,10 +368,10 @@ def test_every_combat_kind_replays_and_verifies_offline(
     kinds = {e["kind"] for e in entries}
     assert kinds >= NEW_KINDS
     report = assert_verified(client, campaign, gm)
-    # session, attack, danger, state choice, grapple, defense, strangle, break free,
-    # sequela, death test, stabilize, repair, reload, second wind, action, street rat,
-    # power, end effect, scene.
-    assert report["replayed"] == 19 and report["rederived"] == 0
+    # session, attack and its state choice, danger and its state choice, grapple, defense,
+    # strangle and its state choice, break free, sequela, death test, stabilize, repair,
+    # reload, second wind, action, street rat, power, end effect, scene.
+    assert report["replayed"] == 21 and report["rederived"] == 0
 
     summary = verified_offline(client, campaign, gm, tmp_path)
-    assert summary.startswith(f"OK: {len(entries)} entries checked, 0 re-derived, 19 replayed")
+    assert summary.startswith(f"OK: {len(entries)} entries checked, 0 re-derived, 21 replayed")

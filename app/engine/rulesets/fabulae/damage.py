@@ -493,6 +493,7 @@ ATTACK: RollKind[FabulaeAttackCreate, FabulaeAttackRequest, FabulaeAttackResult]
         ("defense", "target_id", "FAB-62"),
         ("states", "target_id", "FAB-34"),
     ),
+    asks_other_side=frozenset({"defense", "states"}),
     gm_decides=(
         ("situation", "FAB-14"),
         ("modifiers", "FAB-14"),

@@ -157,6 +157,7 @@ DEFEND: RollKind[FabulaeDefendCreate, FabulaeDefendRequest, FabulaeDefendResult]
     name="fabulae.defend",
     npc_values=_under("/attack", ATTACK.npc_values) + _under("/grapple", GRAPPLE.npc_values),
     reaction=True,
+    answered_in_encounter=True,
     title="Defense",
     body=FabulaeDefendCreate,
     request=FabulaeDefendRequest,

@@ -200,6 +200,7 @@ def grapple_outcome(result: FabulaeGrappleResult) -> Outcome:
 GRAPPLE: RollKind[FabulaeGrappleCreate, FabulaeGrappleRequest, FabulaeGrappleResult] = RollKind(
     name="fabulae.grapple",
     other_side=(("defense", "target_id", "FAB-62"),),
+    asks_other_side=frozenset({"defense"}),
     gm_decides=(("modifiers", "FAB-14"),),
     npc_values=(
         ("/pool", "/attacker"),
@@ -363,6 +364,7 @@ def strangle_summary(
 STRANGLE: RollKind[FabulaeStrangleCreate, FabulaeStrangleRequest, FabulaeStrangleResult] = RollKind(
     name="fabulae.strangle",
     other_side=(("states", "target_id", "FAB-34"),),
+    asks_other_side=frozenset({"states"}),
     npc_values=(
         ("/states_checked", "/target"),
         ("/pending_states", "/target"),

@@ -392,6 +392,7 @@ def power_outcome(result: FabulaePowerResult) -> Outcome:
 POWER: RollKind[FabulaePowerCreate, FabulaePowerRequest, FabulaePowerResult] = RollKind(
     name="fabulae.power",
     other_side=(("states", "targets", "FAB-34"),),
+    asks_other_side=frozenset({"states"}),
     npc_values=(
         ("/roll/pool", "/caster"),
         ("/roll/active/pool", "/caster"),

@@ -344,9 +344,11 @@ def retry_chain(table: Table, body: VampireActionCreate) -> list[VampireAttempt]
 
 def prepare(body: VampireActionCreate, table: Table) -> Prepared[VampireActionRequest]:
     character = table.acting(body.character_id, VampireCharacter)
-    if not table.is_gm and body.explosive is not None:
+    # The Storyteller's alone, or set in the Storyteller's roll request the player answers.
+    if not table.is_gm and body.explosive is not None and "explosive" not in table.gm_set:
         raise not_permitted("VAM-14", "only the Storyteller sets or clears explosive")
-    if not table.is_gm and body.waive_retry_penalty:
+    waived = "waive_retry_penalty" in table.gm_set
+    if not table.is_gm and body.waive_retry_penalty and not waived:
         raise not_permitted("VAM-30", "only the Storyteller waives the retry penalty")
     retry = None
     visibility = body.visibility or "public"
