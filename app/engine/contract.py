@@ -332,6 +332,9 @@ class RollKind(Generic[BodyT, RequestT, ResultT]):
     # The other side's choices (path, path of that side's character id, rule): whoever
     # controls that character makes them, never the roller of the other side.
     other_side: tuple[tuple[str, str, str], ...] = ()
+    # The roller's own choices, which spend its resources (path, rule): a GM's roll request
+    # may not make them for the player who answers (VAM-21's Willpower, FAB-90's talents).
+    roller_decides: tuple[tuple[str, str], ...] = ()
     # Those of its `other_side` paths the roll itself asks that side for (FAB-62's defense
     # waits for an answer; FAB-34's Absorb waits as pending states): left out, the roll asks.
     asks_other_side: frozenset[str] = frozenset()

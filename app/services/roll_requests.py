@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 from pydantic import BaseModel, ValidationError, create_model
+from pydantic.fields import FieldInfo
 from sqlmodel import Session, col, select
 
 from app.core.problems import Conflict, NotFound, Unprocessable
@@ -44,6 +45,11 @@ def create_request(
     character_ids = list(dict.fromkeys(str(c) for c in data.character_ids))
     for character_id in character_ids:
         get_campaign_character(session, access, uuid.UUID(character_id))
+    for path, rule in kind.roller_decides:
+        if path in data.values or path.split(".")[0] in data.values:
+            raise Unprocessable(
+                f"values.{path}: the answering player's own choice ({rule}), made in the answer"
+            )
     values = _checked_values(body, data.values)
     entry = append_entry(
         session,
@@ -74,13 +80,11 @@ def create_request(
 
 
 def _checked_values(body: type[BaseModel], values: dict[str, Any]) -> dict[str, Any]:
-    """The GM's values, each checked against the kind's body field it sets."""
+    """The GM's values, each checked against the kind's body field it sets; a dotted name
+    sets a field of one part (`passive.difficulty`, one side of an opposed roll)."""
     checked: dict[str, Any] = {}
     for name, value in values.items():
-        field = body.model_fields.get(name)
-        if field is None or name in _ANSWER_FIELDS:
-            settable = sorted(set(body.model_fields) - _ANSWER_FIELDS)
-            raise Unprocessable(f"values.{name}: not a field this kind's roll sets ({settable})")
+        field = _field_at(body, name)
         # The field alone, with its type and constraints, as the answer's body will read it.
         one = create_model("Value", value=(field.annotation or Any, field))
         try:
@@ -89,6 +93,40 @@ def _checked_values(body: type[BaseModel], values: dict[str, Any]) -> dict[str, 
             problem = exc.errors()[0]["msg"]
             raise Unprocessable(f"values.{name}: {problem}") from None
     return checked
+
+
+def _field_at(body: type[BaseModel], path: str) -> FieldInfo:
+    """The body's field at a dotted path, through its nested models."""
+    model: type[BaseModel] = body
+    *parents, leaf = path.split(".")
+    for part in parents:
+        annotation = model.model_fields[part].annotation if part in model.model_fields else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            raise Unprocessable(f"values.{path}: {part} is not a part of this kind's roll")
+        model = annotation
+    field = model.model_fields.get(leaf)
+    if field is None or leaf in _ANSWER_FIELDS:
+        settable = sorted(set(model.model_fields) - _ANSWER_FIELDS)
+        raise Unprocessable(f"values.{path}: not a field this kind's roll sets ({settable})")
+    return field
+
+
+def _at(document: dict[str, Any], path: str) -> tuple[bool, Any]:
+    """Whether a dotted path is present in a JSON object, and its value there."""
+    node: Any = document
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return False, None
+        node = node[part]
+    return True, node
+
+
+def _set_at(document: dict[str, Any], path: str, value: Any) -> None:
+    *parents, leaf = path.split(".")
+    node = document
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = value
 
 
 def _request(session: Session, access: CampaignAccess, request_id: uuid.UUID) -> RollRequest:
@@ -142,13 +180,15 @@ def answering(
     whole = body.model_dump(mode="json")  # nested values with their defaults, as stored
     fixed = {**row.values, "visibility": row.visibility}
     for name, value in fixed.items():
-        if name in given and whole[name] != value:
+        if _at(given, name)[0] and _at(whole, name)[1] != value:
             raise Unprocessable(
                 f"{name}: the GM's request sets it to {value!r}; leave it out of the answer"
             )
     check_gm_decides(access, kind, body, decided_by_gm=frozenset(fixed))
     check_other_side(session, access, kind, body, decided_by_gm=frozenset(fixed))
-    merged = type(body).model_validate({**given, **fixed})
+    for name, value in fixed.items():
+        _set_at(given, name, value)
+    merged = type(body).model_validate(given)
     return Answer(row, merged, character_id)
 
 

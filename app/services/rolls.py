@@ -69,7 +69,7 @@ def check_gm_decides(
     decided = [
         (path, rule)
         for path, rule in kind.gm_decides
-        if path.split(".")[0] not in decided_by_gm and _is_set(body, path)
+        if not _decided(path, decided_by_gm) and _is_set(body, path)
     ]
     if decided:
         fields = ", ".join(path for path, _ in decided)
@@ -96,7 +96,7 @@ def check_other_side(
     hidden from that player."""
     hidden = getattr(body, "visibility", None) not in (None, "public")
     for path, character_path, rule in kind.other_side:
-        if path.split(".")[0] in decided_by_gm or not _is_set(body, path):
+        if _decided(path, decided_by_gm) or not _is_set(body, path):
             continue
         if access.is_gm and (hidden or path not in kind.asks_other_side):
             continue
@@ -120,6 +120,12 @@ def check_other_side(
                     "away (a hidden roll sets it)",
                     rule=rule,
                 )
+
+
+def _decided(path: str, decided_by_gm: frozenset[str]) -> bool:
+    """Whether the GM's request set the field at this dotted path, or a part holding it."""
+    parts = path.split(".")
+    return any(".".join(parts[:n]) in decided_by_gm for n in range(1, len(parts) + 1))
 
 
 def _value(body: BaseModel, path: str) -> object:

@@ -376,3 +376,71 @@ def test_FAB_14_an_impossible_answer_in_an_encounter_still_answers_the_request(
     assert assert_problem(refused, 409, "impossible")["rule"] == "FAB-14"
     (closed,) = requests_of(client, campaign, gm, "closed")
     assert closed["answers"] == {ada["id"]: last_seq(client, campaign, gm)}
+
+
+def test_FAB_12_a_request_sets_one_side_of_an_opposed_roll_and_leaves_the_roller_its_own(
+    client, gm, player, make_campaign, make_character, forced_dice
+):
+    campaign = make_campaign("fabulae-tenebris", players=(player,))
+    ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
+    thug = make_character(campaign, gm, sheet=FABULAE_SHEET, kind="npc", name="Thug")
+    # The answering player's own talents and Willpower are not the GM's to spend.
+    refused = ask(
+        client,
+        campaign,
+        gm,
+        kind="fabulae.opposed",
+        character_ids=[ada["id"]],
+        values={"active.talents": ["expert"]},
+    )
+    assert_problem(refused, 422, "own choice", "FAB-90")
+    assert_problem(
+        ask(
+            client,
+            campaign,
+            gm,
+            kind="fabulae.opposed",
+            character_ids=[ada["id"]],
+            values={"active.nothing": 1},
+        ),
+        422,
+        "values.active.nothing",
+    )
+    request = asked(
+        client,
+        campaign,
+        gm,
+        kind="fabulae.opposed",
+        character_ids=[ada["id"]],
+        values={"passive.difficulty": "very_hard"},
+    )
+    side = {"attribute": "physique", "skill": "combat"}
+    body = {
+        "kind": "fabulae.opposed",
+        "active": {"character_id": ada["id"], **side},
+        "passive": {"character_id": thug["id"], **side},
+    }
+    altered = {**body, "passive": {**body["passive"], "difficulty": "hard"}}
+    assert_problem(
+        answer(client, campaign, player, request["id"], altered), 422, "passive.difficulty"
+    )
+    forced_dice.push(*[2] * 9)  # Ada's five dice, Thug's five less one (FAB-12)
+    response = answer(client, campaign, player, request["id"], body)
+    assert response.status_code == 201, response.text
+    assert response.json()["request"]["passive"]["roll"]["difficulty"] == "very_hard"
+
+
+def test_VAM_21_a_request_does_not_spend_the_players_willpower(
+    client, gm, player, make_campaign, make_character
+):
+    campaign = make_campaign("vampire", players=(player,))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    refused = ask(
+        client,
+        campaign,
+        gm,
+        kind="vampire.action",
+        character_ids=[lucien["id"]],
+        values={"willpower": True},
+    )
+    assert_problem(refused, 422, "VAM-21")

@@ -147,6 +147,7 @@ def action_summary(
 
 ACTION: RollKind[FabulaeActionCreate, FabulaeActionRequest, FabulaeActionResult] = RollKind(
     name="fabulae.action",
+    roller_decides=(("talents", "FAB-90"),),
     gm_decides=(
         ("difficulty", "FAB-12"),
         ("modifiers", "FAB-14"),
@@ -243,6 +244,7 @@ def opposed_outcome(result: FabulaeOpposition) -> Outcome:
 
 OPPOSED: RollKind[FabulaeOpposedCreate, FabulaeOpposedRequest, FabulaeOpposition] = RollKind(
     name="fabulae.opposed",
+    roller_decides=(("active.talents", "FAB-90"), ("active.helpers", "FAB-13")),
     other_side=(
         ("passive.talents", "passive.character_id", "FAB-90"),
         ("passive.helpers", "passive.character_id", "FAB-13"),

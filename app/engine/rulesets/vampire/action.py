@@ -414,6 +414,7 @@ def summary(request: VampireActionRequest, result: VampireActionResult, language
 
 ACTION: RollKind[VampireActionCreate, VampireActionRequest, VampireActionResult] = RollKind(
     name="vampire.action",
+    roller_decides=(("willpower", "VAM-21"),),
     gm_decides=(
         ("difficulty", "VAM-5"),
         ("modifier", "VAM-5"),
