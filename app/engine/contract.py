@@ -59,7 +59,10 @@ class Model(BaseModel):
 
 
 class TableOptions(Model):
-    """The campaign options every ruleset has; each ruleset's options extend them."""
+    """The campaign options every ruleset has; each ruleset's options extend them. Strict:
+    an option is true or false, not "yes"."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     players_set_difficulty: bool = Field(
         default=False,

@@ -37,6 +37,14 @@ class SystemsPublic(BaseModel):
     count: int
 
 
+class ChoicePublic(BaseModel):
+    """A body field (a dotted path for a nested one) and the rule that says whose it is."""
+
+    field: str
+    rule: str
+    character: str | None = None
+
+
 class KindPublic(BaseModel):
     kind: str
     title: str
@@ -44,6 +52,17 @@ class KindPublic(BaseModel):
     posted: bool = Field(description="sent to POST .../rolls (others the service makes itself)")
     gm_only: bool
     reaction: bool = Field(description="may come out of turn in an encounter")
+    gm_decides: list[ChoicePublic] = Field(
+        description="body fields the GM decides: a player sets them answering a roll request "
+        "or under the campaign option players_set_difficulty"
+    )
+    other_side: list[ChoicePublic] = Field(
+        description="body fields that are the other side's choices, made by whoever plays "
+        "that character (`character`: the field naming it)"
+    )
+    roller_decides: list[ChoicePublic] = Field(
+        description="the roller's own spending, which a roll request does not set"
+    )
 
 
 class LabelPublic(BaseModel):
@@ -121,6 +140,11 @@ def build(registry: Registry) -> APIRouter:
                 posted=kind.body is not None,
                 gm_only=kind.gm_only is not None,
                 reaction=kind.reaction,
+                gm_decides=[ChoicePublic(field=f, rule=r) for f, r in kind.gm_decides],
+                other_side=[
+                    ChoicePublic(field=f, rule=r, character=c) for f, c, r in kind.other_side
+                ],
+                roller_decides=[ChoicePublic(field=f, rule=r) for f, r in kind.roller_decides],
             )
             for kind in registry.campaign_kinds(system_id)
         ]

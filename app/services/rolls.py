@@ -74,9 +74,13 @@ def check_gm_decides(
     if decided:
         fields = ", ".join(path for path, _ in decided)
         rules = ", ".join(sorted({rule for _, rule in decided}))
+        # A required field (a Mythos test's difficulty) cannot be left out: the GM asks.
+        without = (
+            "" if any(_required(body, path) for path, _ in decided) else "roll without it, or "
+        )
         raise Forbidden(
-            f"{fields}: the GM decides this ({rules}); roll without it, or the GM sets it "
-            "for you in a roll request, or lets players set it with the campaign option "
+            f"{fields}: the GM decides this ({rules}); {without}the GM sets it for you in a "
+            "roll request, or lets players set it with the campaign option "
             "players_set_difficulty",
             rule=decided[0][1],
         )
@@ -120,6 +124,17 @@ def check_other_side(
                     "away (a hidden roll sets it)",
                     rule=rule,
                 )
+
+
+def _required(body: BaseModel, path: str) -> bool:
+    """Whether the body must give the field at this dotted path (it has no default)."""
+    *parents, leaf = path.split(".")
+    node: object = body
+    for name in parents:
+        node = getattr(node, name, None)
+    if not isinstance(node, BaseModel) or leaf not in type(node).model_fields:
+        return False
+    return type(node).model_fields[leaf].is_required()
 
 
 def _decided(path: str, decided_by_gm: frozenset[str]) -> bool:

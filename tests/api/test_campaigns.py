@@ -96,6 +96,18 @@ def test_gm_renames_and_changes_options(client, gm, make_campaign):
     }
 
 
+def test_an_option_is_true_or_false_not_a_word(client, gm, make_campaign):
+    campaign = make_campaign("vampire")
+    response = client.patch(
+        f"{API}/campaigns/{campaign['id']}",
+        json={"options": {"players_set_difficulty": "yes"}},
+        headers=gm.headers,
+    )
+    assert_problem(response, 422, "players_set_difficulty")
+    stored = client.get(f"{API}/campaigns/{campaign['id']}", headers=gm.headers).json()
+    assert stored["options"]["players_set_difficulty"] is False
+
+
 def test_player_cannot_edit_campaign(client, gm, player, make_campaign):
     campaign = make_campaign(players=(player,))
     response = client.patch(

@@ -268,3 +268,20 @@ def test_JDR_30_a_player_attacks_another_players_character_and_the_wound_lands_o
     assert entry["effects"], entry["result"]
     assert {effect["character_id"] for effect in entry["effects"]} == {jonathan["id"]}
     assert {effect["field"] for effect in entry["effects"]} <= {"wounds"}
+
+
+def test_each_kind_lists_whose_choices_its_fields_are(client, gm):
+    """GET /systems/{id} tells integrators which fields are the GM's, the other side's
+    and the roller's own (issue 15)."""
+    response = client.get(f"{API}/systems/fabulae-tenebris", headers=gm.headers)
+    assert response.status_code == 200, response.text
+    kinds = {kind["kind"]: kind for kind in response.json()["kinds"]}
+    assert {"field": "defense", "rule": "FAB-62", "character": "target_id"} in kinds[
+        "fabulae.attack"
+    ]["other_side"]
+    assert {"field": "modifiers", "rule": "FAB-14", "character": None} in kinds["fabulae.attack"][
+        "gm_decides"
+    ]
+    assert kinds["fabulae.action"]["roller_decides"] == [
+        {"field": "talents", "rule": "FAB-90", "character": None}
+    ]

@@ -90,11 +90,13 @@ def test_JDR_40_the_mythos_difficulty_is_the_gms(
         "difficulty": 8,
         "source": "grimoire",
     }
-    refused(post_roll(client, campaign, player, body), "JDR-40", "difficulty")
+    mythos = refused(post_roll(client, campaign, player, body), "JDR-40", "difficulty")
+    assert "roll without it" not in mythos["detail"]  # required: the GM asks for the test
     action = {"kind": "jdr.action", "character_id": carter["id"], "trait": "mental"}
-    refused(
+    optional = refused(
         post_roll(client, campaign, player, {**action, "difficulty": 9}), "JDR-13", "difficulty"
     )
+    assert "roll without it" in optional["detail"]
     refused(post_roll(client, campaign, player, {**action, "modifier": 2}), "JDR-10", "modifier")
     forced_dice.push(3, 4)
     assert post_roll(client, campaign, gm, body).status_code == 201
