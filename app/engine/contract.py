@@ -192,6 +192,12 @@ class Table(Protocol):
         """Any character of the campaign (a target, a patient, an ally)."""
         ...
 
+    def chooses_for(self, character_id: str, hidden: bool) -> bool:
+        """Whether the caller makes that character's own choices in a roll (FAB-62's
+        defense): a player for their characters; the GM for NPCs, and for a player's
+        character only in a roll hidden from its player."""
+        ...
+
     def find(self, character_id: uuid.UUID | str, model: type[SnapshotT]) -> SnapshotT | None:
         """A character of the campaign, or None when it has none by that id."""
         ...

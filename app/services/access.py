@@ -298,3 +298,13 @@ def get_campaign_character(
 def can_edit_character(access: CampaignAccess, character: Character) -> bool:
     """The GM edits everything; a player edits only their own PCs."""
     return access.is_gm or (character.kind == "pc" and character.owner_id == access.user.id)
+
+
+def makes_choices_of(access: CampaignAccess, character: Character, hidden: bool) -> bool:
+    """Whether the caller makes the character's own choices in a roll (its defense, its
+    talents, its Absorb): a player for their PCs; the GM for NPCs and PCs no player plays,
+    and for a player's PC only in a roll hidden from that player."""
+    if not access.is_gm:
+        return can_edit_character(access, character)
+    played = character.kind == "pc" and character.owner_id not in (None, access.user.id)
+    return hidden or not played

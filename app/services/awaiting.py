@@ -36,8 +36,9 @@ def ask_other_side(
 def awaited(
     session: Session, access: CampaignAccess, kind: str, prepared: Prepared[Any]
 ) -> RollRequest | None:
-    """The wait a follow-up answers, if any; refused once the GM cancelled it."""
-    if prepared.follows is None or prepared.character_id is None:
+    """The wait a follow-up answers, if any (one character's: the rules checked it is that
+    character's answer); refused once the GM cancelled it."""
+    if prepared.follows is None:
         return None
     row = session.exec(
         select(RollRequest).where(
@@ -46,7 +47,7 @@ def awaited(
             col(RollRequest.kind) == kind,
         )
     ).first()
-    if row is None or prepared.character_id not in row.character_ids:
+    if row is None:
         return None
     if row.status == "cancelled":
         raise Conflict(

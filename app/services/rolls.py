@@ -25,7 +25,7 @@ from app.engine.contract import (
 from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.registry import Registry, Rules
 from app.models import Character, LogEntry
-from app.services.access import CampaignAccess, LockedAccess, can_edit_character
+from app.services.access import CampaignAccess, LockedAccess, makes_choices_of
 from app.services.awaiting import (
     answered,
     ask_other_side,
@@ -109,15 +109,16 @@ def check_other_side(
             character = session.get(Character, uuid.UUID(str(character_id)))
             if character is None:
                 continue  # the rules answer 404 for it
-            if not access.is_gm and not can_edit_character(access, character):
+            if makes_choices_of(access, character, hidden):
+                continue
+            if not access.is_gm:
                 raise Forbidden(
                     f"{path}: {character.name}'s choice ({rule}), made by whoever plays "
                     f"{character.name} or the GM; the roller names the other side, never "
                     "spends its choices",
                     rule=rule,
                 )
-            players = character.kind == "pc" and character.owner_id not in (None, access.user.id)
-            if access.is_gm and players:
+            if access.is_gm:
                 raise Forbidden(
                     f"{path}: {character.name}'s player chooses ({rule}); leave it out and the "
                     "roll waits for their answer, which the GM may give for a player who is "
@@ -193,8 +194,8 @@ def roll(
     # A follow-up answering what an entry waits for (FAB-62's defense) closes the wait.
     wait = awaited(session, access, kind.name, prepared) if answering is None else None
     entry = record(session, access, rules, prepared, table.read_players)
-    if wait is not None and prepared.character_id is not None:
-        answered(session, wait, prepared.character_id, entry.seq)
+    if wait is not None:
+        answered(session, wait, wait.character_ids[0], entry.seq)
     if kind.after is None or entry.resolution is None:
         rotate_near_span_end(session, access)
         return entry

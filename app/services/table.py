@@ -28,7 +28,12 @@ from app.engine.errors import RuleRefusal
 from app.engine.hidden import open_commitments
 from app.engine.sheets import set_path
 from app.models import Character, HeldEffects, LogEntry
-from app.services.access import CampaignAccess, can_edit_character, get_campaign_character
+from app.services.access import (
+    CampaignAccess,
+    can_edit_character,
+    get_campaign_character,
+    makes_choices_of,
+)
 from app.services.log import pending_waits
 from app.services.views import can_see
 
@@ -120,6 +125,9 @@ class CampaignTable:
     @property
     def gm_set(self) -> frozenset[str]:
         return self._gm_set
+
+    def chooses_for(self, character_id: str, hidden: bool) -> bool:
+        return makes_choices_of(self._access, self.record(character_id), hidden)
 
     def require_gm(self, action: str) -> None:
         self._access.require_gm(action)

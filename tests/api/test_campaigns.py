@@ -92,7 +92,7 @@ def test_gm_renames_and_changes_options(client, gm, make_campaign):
     assert response.json()["options"] == {
         "players_set_difficulty": False,
         "powers_allowed": True,
-        "npc_defense_auto": False,
+        "npc_choices_auto": False,
     }
 
 

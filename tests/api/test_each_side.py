@@ -36,15 +36,19 @@ def test_FAB_90_a_player_does_not_spend_another_characters_talent(
         )
         assert body["rule"] == rule
     assert last_seq(client, campaign, gm) == before
-    # Naming Bram as the other side is the roller's to do; Bram's Expert stays his.
-    forced_dice.push(*[2] * 10)
-    assert post_roll(client, campaign, player, opposed(ada, bram)).status_code == 201
-    # Bram's player answers for Bram: his Expert, in his field (FAB-90).
-    forced_dice.push(*[2] * 9)  # Intellect 3 + Connaissance 0 + Expert 1, Ada's 5
-    mine = opposed(bram, ada)
-    mine["active"].update(attribute="intellect", skill="connaissance", talents=["expert"])
-    response = post_roll(client, campaign, other_player, mine)
+    # Naming Bram as the other side is the roller's to do; the roll waits for Bram's
+    # player (FAB-36), who may answer with his Expert, in his field (FAB-90).
+    mine = opposed(ada, bram)
+    for side in ("active", "passive"):
+        mine[side].update(attribute="intellect", skill="connaissance")
+    waiting = post_roll(client, campaign, player, mine).json()
+    assert waiting["draws"] == [] and waiting["result"]["awaiting"]["character_id"] == bram["id"]
+    answer = {"kind": "fabulae.oppose", "follows": waiting["seq"], "character_id": bram["id"]}
+    assert_problem(post_roll(client, campaign, player, answer), 403)
+    forced_dice.push(*[2] * 7)  # Ada's Intellect 3; Bram's Intellect 3 + Expert 1
+    response = post_roll(client, campaign, other_player, {**answer, "talents": ["expert"]})
     assert response.status_code == 201, response.text
+    assert response.json()["result"]["passive"]["pool"]["pool"] == 4
 
 
 def test_FAB_90_the_gm_makes_an_npcs_choices(
@@ -126,6 +130,9 @@ def test_FAB_62_an_attack_on_another_players_character_waits_for_that_players_de
         waiting["seq"],
     )
     assert open_requests(client, campaign, player) == []
+    # A hidden attack on Bram would tell his player of it by waiting: refused.
+    secret = bare_hands(ada, bram, visibility="self")
+    assert_problem(post_roll(client, campaign, player, secret), 422, "FAB-62")
     # Ada's player cannot answer for Bram.
     assert_problem(post_roll(client, campaign, player, defend(waiting, bram, "none")), 403)
     assert_problem(post_roll(client, campaign, player, defend(waiting, ada, "none")), 422)
@@ -175,12 +182,12 @@ def test_FAB_62_the_gms_npc_attack_waits_for_the_players_choice_and_a_grapple_to
     waiting = rolled(client, campaign, gm, bare_hands(thug, ada))
     forced_dice.push(2, 2, 2, 2, 2, 2, 2)  # Thug's four dice, Ada's dodge three
     assert rolled(client, campaign, gm, defend(waiting, ada, "dodge"))["actor_id"] == gm.id
-    # A secret attack cannot ask Ada's player without telling her of it: the GM sets it.
+    # A secret attack cannot ask Ada's player without telling her of it: the GM chooses,
+    # and leaving the defense out gives none.
     hidden = bare_hands(thug, ada, visibility="gm")
-    assert_problem(post_roll(client, campaign, gm, hidden), 422, "FAB-62")
-    forced_dice.push(2, 2, 2, 2, 2, 2, 2, 2, 2)
-    at_once = rolled(client, campaign, gm, {**hidden, "defense": "parry"})
-    assert at_once["result"]["defense"] == "parry" and "awaiting" not in at_once["result"]
+    forced_dice.push(2, 2, 2, 2)
+    at_once = rolled(client, campaign, gm, hidden)
+    assert at_once["result"]["defense"] == "none" and "awaiting" not in at_once["result"]
 
 
 def test_FAB_62_the_gm_cancels_a_wait_and_the_attack_stays_unresolved(
@@ -205,7 +212,7 @@ def test_FAB_62_with_the_option_an_npc_defends_by_itself_with_its_larger_pool(
     client, gm, player, make_campaign, make_character, forced_dice
 ):
     campaign = make_campaign(
-        "fabulae-tenebris", players=(player,), options={"npc_defense_auto": True}
+        "fabulae-tenebris", players=(player,), options={"npc_choices_auto": True}
     )
     ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
     # Thug: parry Physique 3 + Combat 2 = 5 dice; dodge Physique 3 + Athlétisme 3 = 6.

@@ -565,13 +565,16 @@ def test_FAIR_18_21_fabulae_npc_secrets_reach_no_player(
     # The NPC rolls: in public, then hidden from the players.
     table.roll(gm, {"kind": "fabulae.action", **side(npc, "intellect", "observation")})
     table.roll(gm, {"kind": "fabulae.action", **side(npc), "visibility": "gm"})
-    # A player opposes it in public (the NPC is the passive side), then pushes the roll.
-    opposed = table.roll(
+    # A player opposes it in public (the NPC is the passive side); the GM answers for it
+    # (FAB-36); the player pushes the roll.
+    waiting = table.roll(
         player, {"kind": "fabulae.opposed", "active": side(mihail), "passive": side(npc)}
     )
+    answer = {"kind": "fabulae.oppose", "follows": waiting["seq"], "character_id": npc["id"]}
+    opposed = table.roll(gm, {**answer, "talents": []})
     table.roll(player, {"kind": "fabulae.push", "follows": opposed["seq"]}, ok=(201, 409))
-    # The other player opposes it in a roll only they and the GM see.
-    table.roll(
+    # The other player opposes it in a roll only they and the GM see; the GM answers.
+    waiting = table.roll(
         other_player,
         {
             "kind": "fabulae.opposed",
@@ -580,6 +583,7 @@ def test_FAIR_18_21_fabulae_npc_secrets_reach_no_player(
             "visibility": "self",
         },
     )
+    table.roll(gm, {"kind": "fabulae.oppose", "follows": waiting["seq"], "character_id": npc["id"]})
     # An attack on it only its attacker and the GM see; it waits for the GM, who parries
     # (FAB-62), in an entry as hidden.
     waiting = table.roll(

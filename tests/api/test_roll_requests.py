@@ -424,10 +424,18 @@ def test_FAB_12_a_request_sets_one_side_of_an_opposed_roll_and_leaves_the_roller
     assert_problem(
         answer(client, campaign, player, request["id"], altered), 422, "passive.difficulty"
     )
-    forced_dice.push(*[2] * 9)  # Ada's five dice, Thug's five less one (FAB-12)
     response = answer(client, campaign, player, request["id"], body)
     assert response.status_code == 201, response.text
-    assert response.json()["request"]["passive"]["roll"]["difficulty"] == "very_hard"
+    waiting = response.json()
+    assert waiting["request"]["passive"]["roll"]["difficulty"] == "very_hard"
+    # Thug's side is the GM's to answer (FAB-36); the GM's difficulty holds.
+    forced_dice.push(*[2] * 9)  # Ada's five dice, Thug's five less one (FAB-12)
+    reply = {"kind": "fabulae.oppose", "follows": waiting["seq"], "character_id": thug["id"]}
+    response = client.post(
+        f"{API}/campaigns/{campaign['id']}/rolls", json=reply, headers=gm.headers
+    )
+    assert response.status_code == 201, response.text
+    assert response.json()["result"]["passive"]["pool"]["pool"] == 4
 
 
 def test_VAM_21_a_request_does_not_spend_the_players_willpower(

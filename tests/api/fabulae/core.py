@@ -18,6 +18,7 @@ from tests.api.helpers import (
     get_entry,  # noqa: F401 (the fabulae tests import it from here)
     last_seq,
     post_roll,
+    rolled,
     sheet_of,
 )
 from tests.conftest import FABULAE_SHEET, assert_problem
@@ -28,6 +29,7 @@ BASE_SHEET: dict[str, Any] = {**FABULAE_SHEET, "talents": ["beast_friend"]}
 ALL_KINDS = {
     "fabulae.action",
     "fabulae.opposed",
+    "fabulae.oppose",
     "fabulae.push",
     "fabulae.state_choice",
     "fabulae.absorb",
@@ -80,6 +82,23 @@ def opposed_body(attacker, defender, **extra: Any) -> dict[str, Any]:
         "passive": {"character_id": defender["id"], **side, **extra.pop("passive", {})},
         **extra,
     }
+
+
+def answered_opposed(
+    client, campaign, roller, body: dict[str, Any], answerer, **answer: Any
+) -> dict[str, Any]:
+    """FAB-36: an opposed roll against a character the roller does not play waits for that
+    side's talents and helpers; its player (or the GM) answers, and both sides roll then.
+    The answer's entry (`fabulae.oppose`) is the roll."""
+    waiting = rolled(client, campaign, roller, body)
+    assert waiting["draws"] == [] and waiting["result"]["awaiting"]["choice"] == "passive"
+    reply = {
+        "kind": "fabulae.oppose",
+        "follows": waiting["seq"],
+        "character_id": body["passive"]["character_id"],
+        **answer,
+    }
+    return rolled(client, campaign, answerer, reply)
 
 
 def recover_body(patient, mode: str, **extra: Any) -> dict[str, Any]:

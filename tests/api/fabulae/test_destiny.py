@@ -7,6 +7,7 @@ import pytest
 
 from tests.api.fabulae.core import (
     acted,
+    answered_opposed,
     assert_nothing_to_settle,
     faces,
     follow,
@@ -250,8 +251,10 @@ def test_FAB_33_double_push_talent_of_another_attribute(client, table, gm, playe
 def test_FAB_33_37_only_the_active_side_pushes_an_opposed_roll(
     client, table, gm, player, other_player, forced_dice
 ):
+    body = opposed_body(table.ada, table.bram)
     forced_dice.push(2, 2, 2, 2, 2, 6, 2, 2, 2, 2)
-    opposed = rolled(client, table.campaign, player, opposed_body(table.ada, table.bram))
+    opposed = answered_opposed(client, table.campaign, player, body, other_player)
+    assert opposed["character_id"] == table.ada["id"]  # the roll stays Ada's
     with unchanged(client, gm, table.campaign, table.ada, table.bram):
         response = follow(client, table.campaign, other_player, "fabulae.push", opposed["seq"])
         assert_problem(response, 403)
@@ -410,11 +413,12 @@ def test_FAB_35_push_must_follow_an_action_roll(client, table, gm, player, force
     ],
 )
 def test_FAB_36_opposed_winner_net_and_feats(
-    client, table, player, forced_dice, active, passive, net, feats, winner, outcome
+    client, table, player, other_player, forced_dice, active, passive, net, feats, winner, outcome
 ):
+    body = opposed_body(table.ada, table.bram)
     forced_dice.push(*active, *passive)
-    entry = rolled(client, table.campaign, player, opposed_body(table.ada, table.bram))
-    assert entry["kind"] == "fabulae.opposed" and entry["character_id"] == table.ada["id"]
+    entry = answered_opposed(client, table.campaign, player, body, other_player)
+    assert entry["kind"] == "fabulae.oppose" and entry["character_id"] == table.ada["id"]
     result = entry["result"]
     assert result["active"]["dice"] == active and result["passive"]["dice"] == passive
     assert (result["net"], result["feats"], result["winner"], result["outcome"]) == (
@@ -425,20 +429,21 @@ def test_FAB_36_opposed_winner_net_and_feats(
     )
 
 
-def test_FAB_36_each_side_rolls_its_own_pool(client, table, gm, player, forced_dice):
+def test_FAB_36_each_side_rolls_its_own_pool(client, table, gm, player, other_player, forced_dice):
     gm_patch(client, gm, table.bram, {"states": ["meurtri"], "stress": 1})
     forced_dice.push(2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3)
-    body = opposed_body(table.ada, table.bram, active={"helpers": 2}, passive={"helpers": 1})
-    # Bram's helpers are his side's to count (FAB-13): the GM rolls for both sides here.
-    entry = rolled(client, table.campaign, gm, body)
+    body = opposed_body(table.ada, table.bram, active={"helpers": 2})
+    # Bram's helpers are his side's to count (FAB-13): his player answers with them.
+    entry = answered_opposed(client, table.campaign, player, body, other_player, helpers=1)
     assert entry["result"]["active"]["pool"]["pool"] == 7
     assert entry["result"]["passive"]["pool"]["pool"] == 5
     assert entry["result"]["passive"]["stress_dice"] == [3]
 
 
-def test_FAB_37_push_recomputes_the_net(client, table, gm, player, forced_dice):
+def test_FAB_37_push_recomputes_the_net(client, table, gm, player, other_player, forced_dice):
+    body = opposed_body(table.ada, table.bram)
     forced_dice.push(6, 2, 2, 2, 2, 6, 6, 3, 3, 3)
-    opposed = rolled(client, table.campaign, player, opposed_body(table.ada, table.bram))
+    opposed = answered_opposed(client, table.campaign, player, body, other_player)
     assert opposed["result"]["net"] == -1 and opposed["result"]["winner"] == "passive"
     forced_dice.push(6, 6, 3, 3)
     push = followed(client, table.campaign, player, "fabulae.push", opposed["seq"])

@@ -71,6 +71,7 @@ BODIES: dict[str, dict[str, Any]] = {
     # The reactions: follow-ups of an entry already in the log, or rolls it set off.
     "fabulae.push": {"follows": FOLLOWS},
     "fabulae.defend": {"follows": FOLLOWS, "character_id": FOE, "defense": "parry"},
+    "fabulae.oppose": {"follows": FOLLOWS, "character_id": FOE},
     "fabulae.state_choice": {"follows": FOLLOWS},
     "fabulae.absorb": {"follows": FOLLOWS},
     "fabulae.street_rat": {"follows": FOLLOWS, "die": 0},

@@ -12,6 +12,7 @@ from app.engine.rulesets.fabulae.defense import DEFEND
 from app.engine.rulesets.fabulae.gear import RELOAD, REPAIR
 from app.engine.rulesets.fabulae.grappling import BREAK_FREE, GRAPPLE, STRANGLE
 from app.engine.rulesets.fabulae.labels import LABELS
+from app.engine.rulesets.fabulae.opposing import OPPOSE
 from app.engine.rulesets.fabulae.powers import END_EFFECT, POWER
 from app.engine.rulesets.fabulae.push import DESTINY_AWARD, PUSH, STREET_RAT
 from app.engine.rulesets.fabulae.recovery import RECOVER, SECOND_WIND
@@ -38,6 +39,7 @@ RULESET = Ruleset(
     kinds=(
         ACTION,
         OPPOSED,
+        OPPOSE,
         PUSH,
         STATE_CHOICE,
         ABSORB,

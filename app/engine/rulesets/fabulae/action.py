@@ -18,7 +18,7 @@ from app.engine.contract import (
     Table,
 )
 from app.engine.dice import DiceSource
-from app.engine.errors import InvalidInput
+from app.engine.errors import InvalidInput, invalid
 from app.engine.rulesets.fabulae.bodies import (
     FabulaeActionCreate,
     FabulaeOpposedCreate,
@@ -34,10 +34,12 @@ from app.engine.rulesets.fabulae.pools import (
     FabulaeOpposition,
     FabulaePool,
     FabulaeRollInputs,
+    RollOutcome,
     action_roll,
     has_talent,
     not_rolled,
     opposition,
+    pool_of,
 )
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 from app.engine.rulesets.fabulae.stress import (
@@ -51,6 +53,7 @@ from app.engine.rulesets.fabulae.stress import (
     stress_change,
     stress_gain,
 )
+from app.engine.rulesets.fabulae.waits import FabulaeAwaiting, asking, waits_for
 
 
 def roll_inputs(body: FabulaeRollBody) -> FabulaeRollInputs:
@@ -178,6 +181,25 @@ class FabulaeOpposedSideRequest(Model):
 class FabulaeOpposedRequest(FabulaeClock):
     active: FabulaeOpposedSideRequest
     passive: FabulaeOpposedSideRequest
+    passive_answers: bool = Field(
+        default=False, description="FAB-36: the passive side chooses its talents first"
+    )
+
+
+class FabulaeOpposedResult(Model):
+    """FAB-36's opposition (every field of FabulaeOpposition), or, before the passive
+    side's player (or the GM) answers with fabulae.oppose, only `awaiting`."""
+
+    active: FabulaeDice | None = None
+    passive: FabulaeDice | None = None
+    net: int | None = None
+    feats: int | None = None
+    winner: Literal["active", "passive"] | None = None
+    outcome: RollOutcome | None = None
+    label: str | None = None
+    awaiting: FabulaeAwaiting | None = Field(
+        default=None, description="FAB-36: no die drawn yet; the passive side answers first"
+    )
 
 
 def prepare_opposed(body: FabulaeOpposedCreate, table: Table) -> Prepared[FabulaeOpposedRequest]:
@@ -192,30 +214,69 @@ def prepare_opposed(body: FabulaeOpposedCreate, table: Table) -> Prepared[Fabula
         active=FabulaeOpposedSideRequest(character=active, roll=roll_inputs(body.active)),
         passive=FabulaeOpposedSideRequest(character=passive, roll=roll_inputs(body.passive)),
     )
+    if passive_answers(passive, table, body.visibility):
+        request.passive_answers = True
     return Prepared(request, character_id=active.id, visibility=body.visibility)
+
+
+def passive_answers(passive: FabulaeCharacter, table: Table, visibility: str) -> bool:
+    """FAB-36: whether the passive side's talents and helpers wait for whoever plays it (a
+    character the roller does not play; an NPC answers at once under `npc_choices_auto`)."""
+    if passive.kind != "pc" and table.options.get("npc_choices_auto"):
+        return False
+    hidden = visibility != "public"
+    if table.chooses_for(passive.id, hidden):
+        return False
+    if hidden and passive.kind == "pc":
+        raise invalid(
+            "FAB-36",
+            f"{passive.name}'s player chooses the passive side's talents and would learn "
+            "of this hidden roll: roll it public",
+        )
+    return True
 
 
 def resolve_opposed(
     request: FabulaeOpposedRequest, dice: DiceSource, version: RulesVersion
-) -> Resolution[FabulaeOpposition]:
+) -> Resolution[FabulaeOpposedResult]:
     """FAB-36: both roll at once; the active side wins only with strictly more sixes."""
     session = request.session
+    if (
+        request.passive_answers
+        and pool_of(request.active.character, request.active.roll, session).pool > 0
+    ):
+        passive_id = request.passive.character.id
+        awaiting = waits_for("passive", passive_id, "fabulae.oppose", "FAB-36")
+        return Resolution(FabulaeOpposedResult(awaiting=awaiting))
     active, active_effects = action_roll(
         request.active.character, request.active.roll, session, dice
     )
     if active.outcome == "impossible":
         # FAB-14: the attempt never happens, so the defender rolls nothing either.
-        return Resolution(opposition(active, not_rolled("not_rolled")), active_effects)
+        return Resolution(as_result(opposition(active, not_rolled("not_rolled"))), active_effects)
     passive, passive_effects = action_roll(
         request.passive.character, request.passive.roll, session, dice
     )
-    return Resolution(opposition(active, passive), active_effects + passive_effects)
+    return Resolution(as_result(opposition(active, passive)), active_effects + passive_effects)
+
+
+def as_result(opposed: FabulaeOpposition) -> FabulaeOpposedResult:
+    return FabulaeOpposedResult.model_validate(opposed.dump())
 
 
 def after_opposed(
-    prepared: Prepared[FabulaeOpposedRequest], resolution: Resolution[FabulaeOpposition], seq: int
+    prepared: Prepared[FabulaeOpposedRequest],
+    resolution: Resolution[FabulaeOpposedResult],
+    seq: int,
 ) -> Aftermath:
     result, request = resolution.result, prepared.request
+    if result.awaiting is not None:
+        note = (
+            f"{request.active.character.name} opposes {request.passive.character.name}: "
+            "the passive side's talents and helpers (FAB-36)"
+        )
+        return asking(Aftermath(), result.awaiting, note)
+    assert result.active is not None and result.passive is not None and result.outcome
     who: list[str | None] = []
     if result.outcome == "panic" or panicked(result.active):
         who.append(request.active.character.id)
@@ -226,29 +287,34 @@ def after_opposed(
 
 
 def opposed_summary(
-    request: FabulaeOpposedRequest, result: FabulaeOpposition, language: Language
+    request: FabulaeOpposedRequest, result: FabulaeOpposedResult, language: Language
 ) -> str:
     """« Ada contre Carl — 2 six contre 1 : Succès »."""
     versus = "contre" if language == "fr" else "vs"
     colon = " :" if language == "fr" else ":"
+    head = f"{request.active.character.name} {versus} {request.passive.character.name}"
+    if result.active is None or result.passive is None or result.outcome is None:
+        return f"{head}{colon} {text('result', 'awaiting_passive', language)}"
     return (
-        f"{request.active.character.name} {versus} {request.passive.character.name} — "
-        f"{result.active.sixes} {versus} {result.passive.sixes}{colon} "
+        f"{head} — {result.active.sixes} {versus} {result.passive.sixes}{colon} "
         f"{text('outcome', result.outcome, language)}"
     )
 
 
-def opposed_outcome(result: FabulaeOpposition) -> Outcome:
+def opposed_outcome(result: FabulaeOpposedResult) -> Outcome:
+    if result.outcome is None:
+        return Outcome("result", "awaiting_passive")
     return Outcome("outcome", result.outcome)
 
 
-OPPOSED: RollKind[FabulaeOpposedCreate, FabulaeOpposedRequest, FabulaeOpposition] = RollKind(
+OPPOSED: RollKind[FabulaeOpposedCreate, FabulaeOpposedRequest, FabulaeOpposedResult] = RollKind(
     name="fabulae.opposed",
     roller_decides=(("active.talents", "FAB-90"), ("active.helpers", "FAB-13")),
     other_side=(
         ("passive.talents", "passive.character_id", "FAB-90"),
         ("passive.helpers", "passive.character_id", "FAB-13"),
     ),
+    asks_other_side=frozenset({"passive.talents", "passive.helpers"}),
     gm_decides=(
         ("active.difficulty", "FAB-12"),
         ("active.modifiers", "FAB-14"),
@@ -263,7 +329,7 @@ OPPOSED: RollKind[FabulaeOpposedCreate, FabulaeOpposedRequest, FabulaeOpposition
     title="Opposed roll",
     body=FabulaeOpposedCreate,
     request=FabulaeOpposedRequest,
-    result=FabulaeOpposition,
+    result=FabulaeOpposedResult,
     prepare=prepare_opposed,
     resolve=resolve_opposed,
     summary=opposed_summary,

@@ -92,6 +92,17 @@ class FabulaeOpposedCreate(RollBase):
     passive: FabulaeOpposedSide
 
 
+class FabulaeOpposeCreate(FollowUpBase):
+    """FAB-36: the passive side's answer to an opposed roll that waits for it."""
+
+    kind: Literal["fabulae.oppose"]
+    character_id: uuid.UUID = Field(description="the passive side's character")
+    helpers: int = Field(default=0, ge=0, le=3, description="FAB-13: +1 die each, at most 3")
+    talents: list[TalentId] = Field(
+        default_factory=list, max_length=5, description="FAB-90 talents invoked for this roll"
+    )
+
+
 class FabulaePushCreate(FollowUpBase):
     """FAB-31..35: 1 Destiny rerolls the dice showing 2..5."""
 

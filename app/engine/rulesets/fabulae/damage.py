@@ -3,14 +3,12 @@ protection by armor and cover, each damage through a state (FAB-68)."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Final, Literal
 
 from pydantic import Field
 
 from app.engine.contract import (
     Aftermath,
-    Awaiting,
     Language,
     Model,
     Outcome,
@@ -45,6 +43,7 @@ from app.engine.rulesets.fabulae.sheet import FabulaeCharacter, FabulaeSheet, We
 from app.engine.rulesets.fabulae.states import FabulaeThreatened, StatesChoice, settle_now, threats
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC, aftermath, panicked
 from app.engine.rulesets.fabulae.tables import WEAPONS, Cover, Defense, TalentId, Weapon
+from app.engine.rulesets.fabulae.waits import FabulaeAwaiting, asking, waits_for
 
 # FAB-62 and FAB-64: situation factors, in dice.
 MELEE_FACTORS: Final[dict[str, int]] = {
@@ -128,25 +127,8 @@ def weapon_of(sheet: FabulaeSheet, weapon_id: str) -> tuple[Weapon, WeaponCarrie
 # --- the defender's choice (FAB-62) -------------------------------------------------------
 
 
-class FabulaeAwaiting(Model):
-    """A choice the entry waits for: whose, by which follow-up, under which rule."""
-
-    choice: Literal["defense"] = "defense"
-    character_id: str
-    answer: str = Field(default="fabulae.defend", description="the follow-up kind that answers")
-    rule: str = "FAB-62"
-
-
-def waits_for_defense(target_id: str) -> FabulaeAwaiting:
-    """What an attack or grapple shows while it waits for the defense (every field set, so
-    the entry records it whole)."""
-    return FabulaeAwaiting(
-        choice="defense", character_id=target_id, answer="fabulae.defend", rule="FAB-62"
-    )
-
-
 def auto_defense(target: FabulaeCharacter, session: int) -> Defense:
-    """An NPC's defense chosen by the engine (campaign option `npc_defense_auto`): the larger
+    """An NPC's defense chosen by the engine (campaign option `npc_choices_auto`): the larger
     pool of parry and dodge, parry on a tie, none when neither has a die."""
     pools = {name: pool_of(target, roll, session).pool for name, roll in DEFENSE_ROLLS.items()}
     best = max(pools, key=lambda name: (pools[name], name == "parry"))
@@ -161,22 +143,23 @@ def defense_of(
     visibility: str,
 ) -> Defense | None:
     """FAB-62: the defense an attack or grapple is resolved with, or None while it waits for
-    the defender's choice. A shot is not parried; the GM's NPC defends as the GM sent it (or
-    by the campaign option); anyone else's character answers for itself."""
+    the defender's choice. A shot is not parried; an NPC answers at once under the campaign
+    option `npc_choices_auto`; a sender who makes the defender's choices and left the
+    defense out gave none; anyone else's character answers for itself."""
     if asked is not None:
         return asked
     if mode == "ranged":
         return "none"
-    if target.kind != "pc":
-        if table.options.get("npc_defense_auto"):
-            return auto_defense(target, table.session)
-        if table.is_gm:
-            return "none"
-    elif visibility != "public":
+    if target.kind != "pc" and table.options.get("npc_choices_auto"):
+        return auto_defense(target, table.session)
+    hidden = visibility != "public"
+    if table.chooses_for(target.id, hidden):
+        return "none"
+    if hidden and target.kind == "pc":
         raise invalid(
             "FAB-62",
             f"{target.name}'s player chooses the defense and would learn of this hidden "
-            "attack: roll it public, or the GM sets `defense` in it",
+            "attack: roll it public",
         )
     return None
 
@@ -451,11 +434,11 @@ def awaits_defense(
     after: Aftermath, awaiting: FabulaeAwaiting | None, attacker: str, target: str
 ) -> Aftermath:
     """An attack or grapple waiting for the defense asks the defender's side (FAB-62)."""
-    if awaiting is None:
-        return after
-    note = f"{attacker} attacks {target}: parry, dodge or none (FAB-62)"
-    asked = Awaiting(awaiting.character_id, awaiting.answer, awaiting.rule, note)
-    return dataclasses.replace(after, awaits=asked)
+    return asking(after, awaiting, f"{attacker} attacks {target}: parry, dodge or none (FAB-62)")
+
+
+def waits_for_defense(target_id: str) -> FabulaeAwaiting:
+    return waits_for("defense", target_id, "fabulae.defend", "FAB-62")
 
 
 def attack_summary(

@@ -23,7 +23,6 @@ from app.engine.rulesets.fabulae.damage import (
     ATTACK,
     FabulaeAttackRequest,
     FabulaeAttackResult,
-    FabulaeAwaiting,
     after_attack,
     attack_outcome,
     attack_summary,
@@ -41,6 +40,7 @@ from app.engine.rulesets.fabulae.grappling import (
 from app.engine.rulesets.fabulae.pools import SYSTEM, FabulaeClock
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC
+from app.engine.rulesets.fabulae.waits import FabulaeAwaiting
 
 
 class FabulaeDefendRequest(FabulaeClock):

@@ -26,7 +26,6 @@ from app.engine.rulesets.fabulae.body import Body
 from app.engine.rulesets.fabulae.combat import slow_action
 from app.engine.rulesets.fabulae.damage import (
     DEFENSE_ROLLS,
-    FabulaeAwaiting,
     awaits_defense,
     defense_of,
     waits_for_defense,
@@ -51,6 +50,7 @@ from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 from app.engine.rulesets.fabulae.states import FabulaeThreatened, StatesChoice, settle_now, threats
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC, aftermath, panicked
 from app.engine.rulesets.fabulae.tables import Defense
+from app.engine.rulesets.fabulae.waits import FabulaeAwaiting
 
 HOLD = FabulaeRollInputs(attribute="physique", skill="combat", in_combat=True)
 

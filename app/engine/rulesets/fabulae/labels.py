@@ -222,6 +222,7 @@ RESULTS: Final = {
     "applied": Label("Applied", "Appliqué"),
     "narrated": Label("Left to the GM", "Laissé au MJ"),
     "awaiting_defense": Label("Awaiting the defense", "En attente de la défense"),
+    "awaiting_passive": Label("Awaiting the other side", "En attente de l'autre camp"),
     "parried": Label("Parried", "Paré"),
 }
 

@@ -45,7 +45,9 @@ from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 from app.engine.rulesets.fabulae.states import FabulaeFollowUp, FabulaePending, check_chosen_state
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC, aftermath, stress_change
 
-PUSHABLE_KINDS: Final = frozenset({"fabulae.action", "fabulae.opposed", "fabulae.stress_resist"})
+# An opposed roll answered by its passive side (fabulae.oppose) is the active side's roll.
+OPPOSED_KINDS: Final = frozenset({"fabulae.opposed", "fabulae.oppose"})
+PUSHABLE_KINDS: Final = frozenset({"fabulae.action", "fabulae.stress_resist", *OPPOSED_KINDS})
 REROLLS: Final = ("fabulae.push", "fabulae.street_rat")
 DOUBLE_PUSH: Final[dict[str, str]] = {
     "physique": "double_push_physique",
@@ -93,6 +95,11 @@ def followed_entry(table: Table, follows: int) -> tuple[FabulaeFollowed, Fabulae
     entry = table.entry(follows)
     if entry.character_id is None:
         raise InvalidInput(f"follows: entry {follows} ({entry.kind}) concerns no character")
+    if entry.result.get("awaiting") is not None:
+        raise InvalidInput(
+            f"follows: entry {follows} ({entry.kind}) waits for the other side's answer; "
+            "nothing is rolled yet"
+        )
     character = table.acting(entry.character_id, FabulaeCharacter)
     followed = FabulaeFollowed(
         seq=entry.seq, kind=entry.kind, request=entry.request, result=entry.result
@@ -109,7 +116,7 @@ def follow_ups(table: Table, follows: int) -> list[FabulaeFollowUp]:
 
 def roll_of(action: FabulaeFollowed) -> FabulaeRollInputs:
     """The roller's own roll inputs: the active side's in an opposed roll."""
-    if action.kind == "fabulae.opposed":
+    if action.kind in OPPOSED_KINDS:
         return _ActiveRollOf.model_validate(action.request).active.roll
     return _RollOf.model_validate(action.request).roll
 
@@ -197,7 +204,7 @@ def resolve_push(
     character = request.character
     sheet = character.sheet
     current, pushes = current_roll(request)
-    opposed = action.kind == "fabulae.opposed"
+    opposed = action.kind in OPPOSED_KINDS
     if opposed:
         assert current.active is not None
         side = current.active

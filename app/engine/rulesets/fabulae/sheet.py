@@ -378,11 +378,12 @@ class FabulaeOptions(TableOptions):
     """Campaign options of Fabulae Tenebris."""
 
     powers_allowed: bool = Field(default=False, description="FAB-100: powers may be taken")
-    npc_defense_auto: bool = Field(
+    npc_choices_auto: bool = Field(
         default=False,
-        title="NPCs defend by themselves",
-        description="FAB-62: an attack on an NPC that names no defense takes the NPC's larger "
-        "pool of parry and dodge at once; off, it waits for the GM's fabulae.defend",
+        title="NPCs answer by themselves",
+        description="FAB-62, FAB-36: a roll against an NPC that leaves its choices out takes "
+        "them at once (its larger pool of parry and dodge; no talent or helper on the "
+        "passive side of an opposed roll); off, it waits for the GM's answer",
     )
 
 

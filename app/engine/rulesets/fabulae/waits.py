@@ -1,0 +1,37 @@
+"""What a two-sided roll waits for from the other side before any die falls: the defense
+of an attack or grapple (FAB-62), the passive side's talents and helpers (FAB-36)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from pydantic import Field
+
+from app.engine.contract import Aftermath, Awaiting, Model
+
+
+class FabulaeAwaiting(Model):
+    """A choice the entry waits for: whose, by which follow-up, under which rule."""
+
+    choice: Literal["defense", "passive"] = Field(
+        description="defense: parry, dodge or none; passive: the passive side's talents and helpers"
+    )
+    character_id: str
+    answer: str = Field(description="the follow-up kind that answers")
+    rule: str
+
+
+def waits_for(
+    choice: Literal["defense", "passive"], character_id: str, answer: str, rule: str
+) -> FabulaeAwaiting:
+    """What the entry shows while it waits (every field set, so it is recorded whole)."""
+    return FabulaeAwaiting(choice=choice, character_id=character_id, answer=answer, rule=rule)
+
+
+def asking(after: Aftermath, awaiting: FabulaeAwaiting | None, note: str) -> Aftermath:
+    """The aftermath of an entry that waits: it asks the other side (a roll request)."""
+    if awaiting is None:
+        return after
+    asked = Awaiting(awaiting.character_id, awaiting.answer, awaiting.rule, note)
+    return dataclasses.replace(after, awaits=asked)
