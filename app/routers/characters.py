@@ -15,6 +15,7 @@ from app.models.typed import api_models
 from app.routers.common import Limit, Offset, SessionRoute
 from app.services import characters as service
 from app.services.access import can_edit_character, get_campaign_access, get_character_access
+from app.services.awaiting import character_retired
 from app.services.idempotency import IdempotencyDep, run_idempotent
 
 
@@ -111,6 +112,7 @@ def build(registry: Registry) -> APIRouter:
             raise Forbidden("only the GM or the character's player may delete it")
         character.deleted_at = utcnow()
         session.add(character)
+        character_retired(session, character)
         session.commit()
 
     return router

@@ -3,6 +3,7 @@ of whoever controls that character, answered by the follow-up that resolves the 
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 from typing import Any, cast
 
@@ -10,7 +11,7 @@ from sqlmodel import Session, col, select
 
 from app.core.problems import Conflict
 from app.engine.contract import AnyKind, Awaiting, Prepared, Visibility
-from app.models import Encounter, RollRequest
+from app.models import Character, Encounter, RollRequest
 from app.services.access import CampaignAccess
 from app.services.log import SealedEntry
 
@@ -60,9 +61,34 @@ def awaited(
 def answered(session: Session, row: RollRequest, character_id: str, seq: int) -> None:
     """Record the entry that answered for the character; closed once every one has."""
     row.answers = {**row.answers, character_id: seq}
-    if len(row.answers) == len(row.character_ids):
+    close_if_answered(session, row)
+
+
+def close_if_answered(session: Session, row: RollRequest) -> None:
+    """A request closes once every character it asks has answered or was retired."""
+    waiting = [uuid.UUID(c) for c in row.character_ids if c not in row.answers]
+    live = session.exec(
+        select(Character.id).where(
+            col(Character.id).in_(waiting), col(Character.deleted_at).is_(None)
+        )
+    ).first()
+    if live is None:
         row.status = "closed"
     session.add(row)
+
+
+def character_retired(session: Session, character: Character) -> None:
+    """The open requests a retired character had not answered close once nobody else is
+    left to answer them."""
+    rows = session.exec(
+        select(RollRequest).where(
+            col(RollRequest.campaign_id) == character.campaign_id,
+            col(RollRequest.status) == "open",
+        )
+    ).all()
+    for row in rows:
+        if str(character.id) in row.character_ids and str(character.id) not in row.answers:
+            close_if_answered(session, row)
 
 
 def open_waits(session: Session, access: CampaignAccess, seqs: Iterable[int]) -> list[RollRequest]:

@@ -4,6 +4,7 @@ answer keeps the GM's values (VAM-5, JDR-40, FAB-12/14)."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -45,10 +46,20 @@ def create_request(
     character_ids = list(dict.fromkeys(str(c) for c in data.character_ids))
     for character_id in character_ids:
         get_campaign_character(session, access, uuid.UUID(character_id))
+    for name in data.values:
+        part = next((p for p in data.values if name.startswith(f"{p}.")), None)
+        if part is not None:
+            raise Unprocessable(f"values: {part} and {name} both set it; give one of them")
     for path, rule in kind.roller_decides:
-        if path in data.values or path.split(".")[0] in data.values:
+        if _names(data.values, path):
             raise Unprocessable(
                 f"values.{path}: the answering player's own choice ({rule}), made in the answer"
+            )
+    for path, _character, rule in kind.other_side:
+        if _names(data.values, path):
+            raise Unprocessable(
+                f"values.{path}: the other side's choice ({rule}), made by whoever plays that "
+                "character when the roll asks them"
             )
     values = _checked_values(body, data.values)
     entry = append_entry(
@@ -85,10 +96,12 @@ def _checked_values(body: type[BaseModel], values: dict[str, Any]) -> dict[str, 
     checked: dict[str, Any] = {}
     for name, value in values.items():
         field = _field_at(body, name)
-        # The field alone, with its type and constraints, as the answer's body will read it.
+        # The field alone, with its type and constraints, as the answer's body will read it;
+        # strictly, as JSON: "yes" is not true, "7" not 7.
         one = create_model("Value", value=(field.annotation or Any, field))
         try:
-            checked[name] = one.model_validate({"value": value}).model_dump(mode="json")["value"]
+            read = one.model_validate_json(json.dumps({"value": value}), strict=True)
+            checked[name] = read.model_dump(mode="json")["value"]
         except ValidationError as exc:
             problem = exc.errors()[0]["msg"]
             raise Unprocessable(f"values.{name}: {problem}") from None
@@ -102,13 +115,23 @@ def _field_at(body: type[BaseModel], path: str) -> FieldInfo:
     for part in parents:
         annotation = model.model_fields[part].annotation if part in model.model_fields else None
         if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
-            raise Unprocessable(f"values.{path}: {part} is not a part of this kind's roll")
+            raise Unprocessable(
+                f"values.{path}: {part} has no fields to name one by one; set {part} whole"
+                if part in model.model_fields
+                else f"values.{path}: {part} is not a part of this kind's roll"
+            )
         model = annotation
     field = model.model_fields.get(leaf)
     if field is None or leaf in _ANSWER_FIELDS:
         settable = sorted(set(model.model_fields) - _ANSWER_FIELDS)
         raise Unprocessable(f"values.{path}: not a field this kind's roll sets ({settable})")
     return field
+
+
+def _names(values: dict[str, Any], path: str) -> bool:
+    """Whether the values set the field at this dotted path, or a part that holds it."""
+    parts = path.split(".")
+    return any(".".join(parts[:n]) in values for n in range(1, len(parts) + 1))
 
 
 def _at(document: dict[str, Any], path: str) -> tuple[bool, Any]:

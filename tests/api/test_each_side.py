@@ -290,5 +290,64 @@ def test_each_kind_lists_whose_choices_its_fields_are(client, gm):
         "gm_decides"
     ]
     assert kinds["fabulae.action"]["roller_decides"] == [
-        {"field": "talents", "rule": "FAB-90", "character": None}
+        {"field": "talents", "rule": "FAB-90", "character": None},
+        {"field": "helpers", "rule": "FAB-13", "character": None},
     ]
+
+
+def test_FAB_62_FAB_36_an_answer_keeps_the_visibility_of_the_roll_it_answers(
+    client, gm, player, other_player, make_campaign, make_character, forced_dice
+):
+    campaign = make_campaign("fabulae-tenebris", players=(player, other_player))
+    ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
+    bram = make_character(campaign, other_player, sheet=FABULAE_SHEET, name="Bram")
+    waiting = rolled(client, campaign, player, opposed(ada, bram))
+    answer = {"kind": "fabulae.oppose", "follows": waiting["seq"], "character_id": bram["id"]}
+    before = last_seq(client, campaign, gm)
+    hidden = post_roll(client, campaign, other_player, {**answer, "visibility": "blind"})
+    assert_problem(hidden, 422, "visibility")
+    # A talent that adds nothing to this roll is refused before any die is drawn.
+    useless = post_roll(client, campaign, other_player, {**answer, "talents": ["cogneur"]})
+    assert_problem(useless, 422, "cogneur")
+    assert last_seq(client, campaign, gm) == before
+    forced_dice.push(*[2] * 10)
+    entry = rolled(client, campaign, other_player, {**answer, "visibility": "public"})
+    assert entry["visibility"] == "public"
+    # The wait is no roll to push; the answer is.
+    push = {"kind": "fabulae.push", "follows": waiting["seq"]}
+    assert_problem(post_roll(client, campaign, player, push), 422, "answer")
+
+
+def test_a_request_does_not_make_the_other_sides_choices(
+    client, gm, player, make_campaign, make_character
+):
+    campaign = make_campaign("fabulae-tenebris", players=(player,))
+    ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
+    for kind, values, rule in (
+        ("fabulae.attack", {"defense": "parry"}, "FAB-62"),
+        ("fabulae.attack", {"states": "now"}, "FAB-34"),
+        ("fabulae.attack", {"talents": ["all_in"]}, "FAB-90"),
+        ("fabulae.opposed", {"passive.talents": ["expert"]}, "FAB-90"),
+        ("fabulae.action", {"helpers": 2}, "FAB-13"),
+    ):
+        response = client.post(
+            f"{API}/campaigns/{campaign['id']}/roll-requests",
+            json={"kind": kind, "character_ids": [ada["id"]], "values": values},
+            headers=gm.headers,
+        )
+        assert_problem(response, 422, rule)
+    assert open_requests(client, campaign, gm) == []
+
+
+def test_a_request_closes_when_its_last_character_is_retired(
+    client, gm, player, other_player, make_campaign, make_character
+):
+    campaign = make_campaign("fabulae-tenebris", players=(player, other_player))
+    ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
+    bram = make_character(campaign, other_player, sheet=FABULAE_SHEET, name="Bram")
+    waiting = rolled(client, campaign, player, bare_hands(ada, bram))
+    assert len(open_requests(client, campaign, gm)) == 1
+    retired = client.delete(f"{API}/characters/{bram['id']}", headers=other_player.headers)
+    assert retired.status_code == 204, retired.text
+    assert open_requests(client, campaign, gm) == []
+    assert waiting["result"]["awaiting"]["character_id"] == bram["id"]

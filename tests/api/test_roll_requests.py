@@ -452,3 +452,45 @@ def test_VAM_21_a_request_does_not_spend_the_players_willpower(
         values={"willpower": True},
     )
     assert_problem(refused, 422, "VAM-21")
+
+
+def test_request_values_are_read_strictly_and_named_once(
+    client, gm, player, make_campaign, make_character
+):
+    campaign = make_campaign("vampire", players=(player,))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    for values, words in (
+        ({"explosive": "yes"}, "values.explosive"),
+        ({"difficulty": "7"}, "values.difficulty"),
+        ({"tense": 1}, "values.tense"),
+    ):
+        response = ask(
+            client,
+            campaign,
+            gm,
+            kind="vampire.action",
+            character_ids=[lucien["id"]],
+            values=values,
+        )
+        assert_problem(response, 422, words)
+    fab = make_campaign("fabulae-tenebris", players=(player,))
+    ada = make_character(fab, player, sheet=FABULAE_SHEET, name="Ada")
+    side = {"character_id": ada["id"], "attribute": "physique"}
+    both = ask(
+        client,
+        fab,
+        gm,
+        kind="fabulae.opposed",
+        character_ids=[ada["id"]],
+        values={"passive": side, "passive.difficulty": "very_hard"},
+    )
+    assert_problem(both, 422, "both")
+    listed = ask(
+        client,
+        fab,
+        gm,
+        kind="fabulae.opposed",
+        character_ids=[ada["id"]],
+        values={"passive.modifiers.0.dice": 1},
+    )
+    assert_problem(listed, 422, "set modifiers whole")

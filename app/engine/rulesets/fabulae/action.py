@@ -150,7 +150,7 @@ def action_summary(
 
 ACTION: RollKind[FabulaeActionCreate, FabulaeActionRequest, FabulaeActionResult] = RollKind(
     name="fabulae.action",
-    roller_decides=(("talents", "FAB-90"),),
+    roller_decides=(("talents", "FAB-90"), ("helpers", "FAB-13")),
     gm_decides=(
         ("difficulty", "FAB-12"),
         ("modifiers", "FAB-14"),
@@ -248,6 +248,9 @@ def resolve_opposed(
         passive_id = request.passive.character.id
         awaiting = waits_for("passive", passive_id, "fabulae.oppose", "FAB-36")
         return Resolution(FabulaeOpposedResult(awaiting=awaiting))
+    if pool_of(request.active.character, request.active.roll, session).pool > 0:
+        # Every check before the first die: a passive talent that adds nothing is refused.
+        pool_of(request.passive.character, request.passive.roll, session)
     active, active_effects = action_roll(
         request.active.character, request.active.roll, session, dice
     )

@@ -477,6 +477,7 @@ ATTACK: RollKind[FabulaeAttackCreate, FabulaeAttackRequest, FabulaeAttackResult]
         ("states", "target_id", "FAB-34"),
     ),
     asks_other_side=frozenset({"defense", "states"}),
+    roller_decides=(("talents", "FAB-90"),),
     gm_decides=(
         ("situation", "FAB-14"),
         ("modifiers", "FAB-14"),

@@ -40,7 +40,7 @@ from app.engine.rulesets.fabulae.grappling import (
 from app.engine.rulesets.fabulae.pools import SYSTEM, FabulaeClock
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC
-from app.engine.rulesets.fabulae.waits import FabulaeAwaiting
+from app.engine.rulesets.fabulae.waits import FabulaeAwaiting, answer_visibility
 
 
 class FabulaeDefendRequest(FabulaeClock):
@@ -100,7 +100,7 @@ def prepare_defend(body: FabulaeDefendCreate, table: Table) -> Prepared[FabulaeD
     return Prepared(
         request,
         character_id=defender.id,
-        visibility=body.visibility or entry.visibility,
+        visibility=answer_visibility(body.visibility, entry),
         follows=entry.seq,
     )
 

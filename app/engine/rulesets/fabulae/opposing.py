@@ -19,7 +19,7 @@ from app.engine.rulesets.fabulae.action import (
 from app.engine.rulesets.fabulae.bodies import FabulaeOpposeCreate
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC
-from app.engine.rulesets.fabulae.waits import FabulaeAwaiting
+from app.engine.rulesets.fabulae.waits import FabulaeAwaiting, answer_visibility
 
 
 class _Waits(Model):
@@ -64,7 +64,7 @@ def prepare_oppose(body: FabulaeOpposeCreate, table: Table) -> Prepared[FabulaeO
     return Prepared(
         request,
         character_id=active.id,
-        visibility=body.visibility or entry.visibility,
+        visibility=answer_visibility(body.visibility, entry),
         follows=entry.seq,
     )
 

@@ -97,8 +97,8 @@ def followed_entry(table: Table, follows: int) -> tuple[FabulaeFollowed, Fabulae
         raise InvalidInput(f"follows: entry {follows} ({entry.kind}) concerns no character")
     if entry.result.get("awaiting") is not None:
         raise InvalidInput(
-            f"follows: entry {follows} ({entry.kind}) waits for the other side's answer; "
-            "nothing is rolled yet"
+            f"follows: entry {follows} ({entry.kind}) drew no die: it waited for the other "
+            "side, whose answer, once given, is the roll to follow up"
         )
     character = table.acting(entry.character_id, FabulaeCharacter)
     followed = FabulaeFollowed(

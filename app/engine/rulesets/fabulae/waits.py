@@ -8,7 +8,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from app.engine.contract import Aftermath, Awaiting, Model
+from app.engine.contract import Aftermath, Awaiting, LoggedEntry, Model, Visibility
+from app.engine.errors import InvalidInput
 
 
 class FabulaeAwaiting(Model):
@@ -35,3 +36,14 @@ def asking(after: Aftermath, awaiting: FabulaeAwaiting | None, note: str) -> Aft
         return after
     asked = Awaiting(awaiting.character_id, awaiting.answer, awaiting.rule, note)
     return dataclasses.replace(after, awaits=asked)
+
+
+def answer_visibility(asked: Visibility | None, waiting: LoggedEntry) -> Visibility:
+    """An answer resolves the other side's roll: it keeps that roll's visibility, which
+    the answering side does not choose."""
+    if asked is not None and asked != waiting.visibility:
+        raise InvalidInput(
+            f"visibility: the answer keeps the visibility of the roll it answers "
+            f"({waiting.visibility}); leave it out"
+        )
+    return waiting.visibility
