@@ -9,6 +9,7 @@ import uuid
 from typing import cast
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 from sqlmodel import Session
 
 from app.core.problems import Forbidden
@@ -129,13 +130,8 @@ def check_other_side(
 
 def _required(body: BaseModel, path: str) -> bool:
     """Whether the body must give the field at this dotted path (it has no default)."""
-    *parents, leaf = path.split(".")
-    node: object = body
-    for name in parents:
-        node = getattr(node, name, None)
-    if not isinstance(node, BaseModel) or leaf not in type(node).model_fields:
-        return False
-    return type(node).model_fields[leaf].is_required()
+    found = _field(body, path)
+    return found is not None and found[1].is_required()
 
 
 def _decided(path: str, decided_by_gm: frozenset[str]) -> bool:
@@ -151,16 +147,25 @@ def _value(body: BaseModel, path: str) -> object:
     return node
 
 
-def _is_set(body: BaseModel, path: str) -> bool:
-    """Whether the body gives the field at this dotted path a value other than its default."""
+def _field(body: BaseModel, path: str) -> tuple[BaseModel, FieldInfo] | None:
+    """The part of the body holding the field at this dotted path, and that field."""
     *parents, leaf = path.split(".")
     node: object = body
     for name in parents:
         node = getattr(node, name, None)
     if not isinstance(node, BaseModel) or leaf not in type(node).model_fields:
+        return None
+    return node, type(node).model_fields[leaf]
+
+
+def _is_set(body: BaseModel, path: str) -> bool:
+    """Whether the body gives the field at this dotted path a value other than its default."""
+    found = _field(body, path)
+    if found is None:
         return False
-    default = type(node).model_fields[leaf].get_default(call_default_factory=True)
-    return bool(getattr(node, leaf) != default)
+    part, field = found
+    default = field.get_default(call_default_factory=True)
+    return bool(getattr(part, path.split(".")[-1]) != default)
 
 
 def roll(

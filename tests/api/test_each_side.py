@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.api.fabulae.combat import defend
 from tests.api.helpers import assert_verified, last_seq, post_roll
 from tests.conftest import API, FABULAE_SHEET, assert_problem
 
@@ -76,15 +77,6 @@ def bare_hands(attacker, target, **extra: Any) -> dict[str, Any]:
         "mode": "melee",
         "weapon": "bare_hands",
         **extra,
-    }
-
-
-def defend(waiting: dict[str, Any], defender, defense: str) -> dict[str, Any]:
-    return {
-        "kind": "fabulae.defend",
-        "follows": waiting["seq"],
-        "character_id": defender["id"],
-        "defense": defense,
     }
 
 

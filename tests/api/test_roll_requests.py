@@ -45,6 +45,18 @@ def requests_of(client, campaign, caller, status: str | None = None) -> list[dic
     return response.json()["data"]
 
 
+def started_encounter(client, campaign, gm, character) -> dict[str, Any]:
+    """An encounter of one combatant, its initiative rolled (the caller forces the die)."""
+    encounter = client.post(
+        f"{API}/campaigns/{campaign['id']}/encounters",
+        json={"name": "L'Elysium", "combatants": [{"character_id": character["id"]}]},
+        headers=gm.headers,
+    ).json()
+    started = client.post(f"{API}/encounters/{encounter['id']}/initiative", headers=gm.headers)
+    assert started.status_code == 200, started.text
+    return encounter
+
+
 def action(character, **extra: Any) -> dict[str, Any]:
     return {
         "kind": "vampire.action",
@@ -207,14 +219,8 @@ def test_VAM_5_in_an_encounter_the_action_answers_what_the_gm_imposed(
 ):
     campaign = make_campaign("vampire", players=(player,))
     lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
-    encounter = client.post(
-        f"{API}/campaigns/{campaign['id']}/encounters",
-        json={"name": "L'Elysium", "combatants": [{"character_id": lucien["id"]}]},
-        headers=gm.headers,
-    ).json()
     forced_dice.push(5)  # Lucien's initiative die
-    started = client.post(f"{API}/encounters/{encounter['id']}/initiative", headers=gm.headers)
-    assert started.status_code == 200, started.text
+    encounter = started_encounter(client, campaign, gm, lucien)
     request = asked(
         client,
         campaign,
@@ -348,14 +354,8 @@ def test_FAB_14_an_impossible_answer_in_an_encounter_still_answers_the_request(
 ):
     campaign = make_campaign("fabulae-tenebris", players=(player,))
     ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
-    encounter = client.post(
-        f"{API}/campaigns/{campaign['id']}/encounters",
-        json={"name": "L'usine", "combatants": [{"character_id": ada["id"]}]},
-        headers=gm.headers,
-    ).json()
     forced_dice.push(1)  # Ada's card
-    started = client.post(f"{API}/encounters/{encounter['id']}/initiative", headers=gm.headers)
-    assert started.status_code == 200, started.text
+    encounter = started_encounter(client, campaign, gm, ada)
     chains = [{"source": "chains", "dice": -6}]
     request = asked(
         client,

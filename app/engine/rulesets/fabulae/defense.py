@@ -3,8 +3,6 @@ resolved by the follow-up in which the defender's side chooses parry, dodge or n
 
 from __future__ import annotations
 
-from pydantic import ConfigDict
-
 from app.engine.contract import (
     Aftermath,
     Language,
@@ -17,7 +15,7 @@ from app.engine.contract import (
     Table,
 )
 from app.engine.dice import DiceSource
-from app.engine.errors import InvalidInput, refusal
+from app.engine.errors import InvalidInput
 from app.engine.rulesets.fabulae.bodies import FabulaeDefendCreate
 from app.engine.rulesets.fabulae.damage import (
     ATTACK,
@@ -40,7 +38,7 @@ from app.engine.rulesets.fabulae.grappling import (
 from app.engine.rulesets.fabulae.pools import SYSTEM, FabulaeClock
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC
-from app.engine.rulesets.fabulae.waits import FabulaeAwaiting, answer_visibility
+from app.engine.rulesets.fabulae.waits import answer_visibility, awaited
 
 
 class FabulaeDefendRequest(FabulaeClock):
@@ -55,32 +53,12 @@ class FabulaeDefendResult(Model):
     grapple: FabulaeGrappleResult | None = None
 
 
-class _Waits(Model):
-    model_config = ConfigDict(extra="ignore")
-    awaiting: FabulaeAwaiting | None = None
+DEFEND_KIND = "fabulae.defend"
 
 
 def prepare_defend(body: FabulaeDefendCreate, table: Table) -> Prepared[FabulaeDefendRequest]:
-    entry = table.entry(body.follows)
-    if entry.kind not in (ATTACK.name, GRAPPLE.name):
-        raise InvalidInput(
-            f"fabulae.defend answers an attack or a grapple waiting for its defense (FAB-62); "
-            f"entry {entry.seq} is a {entry.kind}"
-        )
-    waits = _Waits.model_validate(entry.result).awaiting
-    if waits is None:
-        raise InvalidInput(
-            f"the {entry.kind} at seq {entry.seq} does not wait for a defense: it was "
-            "resolved as it was made"
-        )
-    if str(body.character_id) != waits.character_id:
-        raise InvalidInput(
-            f"the {entry.kind} at seq {entry.seq} waits for the defense of character "
-            f"{waits.character_id}, not {body.character_id}"
-        )
-    answered = [f.seq for f in table.follow_ups(entry.seq) if f.kind == DEFEND.name]
-    if answered:
-        raise refusal("FAB-62", f"the defense was chosen already, at seq {answered[0]}")
+    kinds = (ATTACK.name, GRAPPLE.name)
+    entry, waits = awaited(table, body.follows, kinds, DEFEND_KIND, body.character_id)
     # The defender's player, or the GM; both sides read as they are now.
     defender = table.acting(waits.character_id, FabulaeCharacter)
     clock = {"session": table.session, "scene": table.scene, "defense": body.defense}
@@ -154,7 +132,7 @@ def _under(prefix: str, paths: tuple[tuple[str, str], ...]) -> tuple[tuple[str, 
 
 
 DEFEND: RollKind[FabulaeDefendCreate, FabulaeDefendRequest, FabulaeDefendResult] = RollKind(
-    name="fabulae.defend",
+    name=DEFEND_KIND,
     npc_values=_under("/attack", ATTACK.npc_values) + _under("/grapple", GRAPPLE.npc_values),
     reaction=True,
     answered_in_encounter=True,

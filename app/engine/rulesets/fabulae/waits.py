@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from app.engine.contract import Aftermath, Awaiting, LoggedEntry, Model, Visibility
-from app.engine.errors import InvalidInput
+from app.engine.contract import Aftermath, Awaiting, LoggedEntry, Model, Table, Visibility
+from app.engine.errors import InvalidInput, refusal
 
 
 class FabulaeAwaiting(Model):
@@ -47,3 +47,31 @@ def answer_visibility(asked: Visibility | None, waiting: LoggedEntry) -> Visibil
             f"({waiting.visibility}); leave it out"
         )
     return waiting.visibility
+
+
+class _Waits(Model):
+    model_config = ConfigDict(extra="ignore")
+    awaiting: FabulaeAwaiting | None = None
+
+
+def awaited(
+    table: Table, follows: int, kinds: tuple[str, ...], answer: str, character_id: object
+) -> tuple[LoggedEntry, FabulaeAwaiting]:
+    """The entry an answer resolves and what it waits for: an entry of one of these kinds
+    that waits, for this character, and has had no answer yet."""
+    entry = table.entry(follows)
+    waits = _Waits.model_validate(entry.result).awaiting if entry.kind in kinds else None
+    if waits is None or waits.answer != answer:
+        raise InvalidInput(
+            f"{answer} answers a {' or '.join(kinds)} that waits for it; entry {entry.seq} "
+            f"({entry.kind}) does not"
+        )
+    if str(character_id) != waits.character_id:
+        raise InvalidInput(
+            f"the {entry.kind} at seq {entry.seq} waits for character {waits.character_id}, "
+            f"not {character_id}"
+        )
+    answered = [f.seq for f in table.follow_ups(entry.seq) if f.kind == answer]
+    if answered:
+        raise refusal(waits.rule, f"the {entry.kind} was answered already, at seq {answered[0]}")
+    return entry, waits
