@@ -15,8 +15,8 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 
 from app.core.logging import RequestLogMiddleware, configure_logging
-from app.core.nul_guard import RejectNulMiddleware
 from app.core.problems import Problem, index_rule_documents, install_problem_handlers
+from app.core.request_guard import RequestGuardMiddleware
 from app.core.settings import get_settings
 from app.engine.registry import DEFAULT_REGISTRY, Registry
 from app.routers import (
@@ -148,7 +148,11 @@ def create_app(registry: Registry | None = None) -> FastAPI:
             allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Request-ID"],
             expose_headers=["X-Request-ID", "Idempotent-Replayed"],
         )
-    app.add_middleware(RejectNulMiddleware)
+    app.add_middleware(
+        RequestGuardMiddleware,
+        max_body_bytes=settings.max_body_bytes,
+        max_json_depth=settings.max_json_depth,
+    )
     app.add_middleware(RequestLogMiddleware)
 
     def openapi() -> dict[str, Any]:

@@ -25,6 +25,12 @@ class Settings(BaseSettings):
         default=None, ge=1, le=200, description="threads per worker (see thread_pool_size)"
     )
     sqlite_busy_timeout_ms: int = 30_000
+    max_body_bytes: int = Field(
+        default=1_048_576, ge=1024, description="largest request body, counted while read (413)"
+    )
+    max_json_depth: int = Field(
+        default=32, ge=4, le=200, description="deepest nesting of JSON arrays and objects (422)"
+    )
 
     @field_validator("cors_origins", mode="before")
     @classmethod

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
@@ -58,3 +59,22 @@ def json_field(**kwargs: Any) -> Any:
 def timestamp_field(**kwargs: Any) -> Any:
     kwargs.setdefault("default_factory", utcnow)
     return Field(sa_type=Timestamp, **kwargs)
+
+
+# Characters that reorder or hide text around them (bidirectional overrides and marks): in a
+# name they make what one member reads differ from what another sees.
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+def display_name(value: str | None) -> str | None:
+    """A name as it is stored: NFC-normalized, with no control or bidirectional-override
+    character."""
+    if value is None:
+        return None
+    value = unicodedata.normalize("NFC", value)
+    bad = next((c for c in value if unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS), None)
+    if bad is not None:
+        raise ValueError(f"a name may not hold the control character U+{ord(bad):04X}")
+    return value

@@ -6,9 +6,10 @@ import uuid
 from datetime import datetime
 from typing import Any, Literal
 
+from pydantic import field_validator
 from sqlmodel import Field, SQLModel
 
-from app.models.base import Timestamp, json_field, timestamp_field
+from app.models.base import Timestamp, display_name, json_field, timestamp_field
 
 Role = Literal["gm", "player"]
 GENESIS_HASH = "0" * 64
@@ -16,6 +17,8 @@ GENESIS_HASH = "0" * 64
 
 class CampaignBase(SQLModel):
     name: str = Field(min_length=1, max_length=120)
+
+    _name = field_validator("name")(display_name)
 
 
 class Campaign(CampaignBase, table=True):
@@ -44,6 +47,8 @@ class CampaignCreate(CampaignBase):
 class CampaignUpdate(SQLModel):
     name: str | None = Field(default=None, min_length=1, max_length=120)
     options: dict[str, Any] | None = None
+
+    _name = field_validator("name")(display_name)
 
 
 class CampaignMember(SQLModel, table=True):

@@ -6,15 +6,18 @@ import uuid
 from datetime import datetime
 from typing import Any, Literal
 
+from pydantic import field_validator
 from sqlmodel import Field, SQLModel
 
-from app.models.base import Timestamp, json_field, timestamp_field
+from app.models.base import Timestamp, display_name, json_field, timestamp_field
 
 CharacterKind = Literal["pc", "npc"]
 
 
 class CharacterBase(SQLModel):
     name: str = Field(min_length=1, max_length=100)
+
+    _name = field_validator("name")(display_name)
 
 
 class Character(CharacterBase, table=True):
@@ -37,6 +40,8 @@ class CharacterCreate(CharacterBase):
 
 
 class CharacterUpdate(SQLModel):
+    _name = field_validator("name")(display_name)
+
     name: str | None = Field(default=None, min_length=1, max_length=100)
     kind: CharacterKind | None = None
     owner_id: uuid.UUID | None = None

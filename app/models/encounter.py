@@ -6,10 +6,10 @@ import uuid
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 from sqlmodel import Field, SQLModel
 
-from app.models.base import Timestamp, json_field, timestamp_field
+from app.models.base import Timestamp, display_name, json_field, timestamp_field
 
 EncounterStatus = Literal["setup", "active", "ended"]
 
@@ -46,3 +46,5 @@ class EncounterCreate(BaseModel):
 
     name: str = Field(min_length=1, max_length=120)
     combatants: list[CombatantCreate] = Field(default_factory=list, max_length=50)
+
+    _name = field_validator("name")(display_name)

@@ -5,13 +5,16 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
+from pydantic import field_validator
 from sqlmodel import Field, SQLModel
 
-from app.models.base import timestamp_field
+from app.models.base import display_name, timestamp_field
 
 
 class UserBase(SQLModel):
     name: str = Field(min_length=1, max_length=100, description="display name")
+
+    _name = field_validator("name")(display_name)
 
 
 class User(UserBase, table=True):

@@ -1,0 +1,98 @@
+"""The guard in front of the API (issue 16): bodies past the size limit are refused while
+they are read (413), JSON nested past the depth limit and NUL characters in the query string
+are refused (422) before any handler or parser recurses into them, and nothing is logged."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.core.request_guard import json_depth_exceeds
+from app.core.settings import get_settings
+from tests.api.helpers import last_seq
+from tests.conftest import API, assert_problem
+
+
+def test_a_body_past_the_size_limit_is_413_before_it_is_parsed(client):
+    limit = get_settings().max_body_bytes
+    name = "x" * (limit + 1)
+    response = client.post(
+        f"{API}/users",
+        content=json.dumps({"name": name}),
+        headers={"Content-Type": "application/json"},
+    )
+    body = assert_problem(response, 413, str(limit))
+    assert body["title"] == "Content Too Large"
+    assert response.headers["content-type"].startswith("application/problem+json")
+
+
+def test_nesting_past_the_depth_limit_is_422_even_holding_nul(client, gm, make_campaign):
+    campaign = make_campaign("vampire")
+    before = last_seq(client, campaign, gm)
+    deep = "[" * 3000 + '"\\u0000"' + "]" * 3000
+    response = client.post(
+        f"{API}/campaigns/{campaign['id']}/rolls",
+        content=deep,
+        headers={**gm.headers, "Content-Type": "application/json"},
+    )
+    assert_problem(response, 422, "nested deeper")
+    depth = get_settings().max_json_depth
+    nested = {
+        "kind": "dice",
+        "notation": "1d6",
+        "x": json.loads("[" * (depth + 1) + "]" * (depth + 1)),
+    }
+    assert_problem(
+        client.post(f"{API}/campaigns/{campaign['id']}/rolls", json=nested, headers=gm.headers),
+        422,
+        "nested deeper",
+    )
+    assert last_seq(client, campaign, gm) == before
+
+
+@pytest.mark.parametrize("path", ["/log", "/rolls"])
+def test_nul_in_the_query_string_is_422(client, gm, make_campaign, path):
+    campaign = make_campaign("vampire")
+    response = client.get(f"{API}/campaigns/{campaign['id']}{path}?kind=%00", headers=gm.headers)
+    assert_problem(response, 422, "NUL")
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "exceeds"),
+    [
+        (b"[[[]]]", 3, False),
+        (b"[[[[]]]]", 3, True),
+        (b'["[[[[[[", "{{{{"]', 3, False),  # brackets inside strings do not nest
+        (b'["\\"[[[[", [[]]]', 3, False),  # an escaped quote does not end the string
+        (b'{"a": {"b": {"c": {}}}}', 3, True),
+        (b"[" * 10, 32, False),  # too few brackets to scan
+    ],
+)
+def test_json_depth_is_read_from_the_bytes(text, limit, exceeds):
+    assert json_depth_exceeds(text, limit) is exceeds
+
+
+@pytest.mark.parametrize(
+    "name", ["evil\u202egnp.exe", "tab\there", "\u2066Ada\u2069", "bell\u0007"]
+)
+def test_a_name_with_a_control_or_bidi_override_character_is_422(client, gm, name):
+    assert_problem(client.post(f"{API}/users", json={"name": name}), 422, "control character")
+    response = client.post(
+        f"{API}/campaigns", json={"name": name, "system": "vampire"}, headers=gm.headers
+    )
+    assert_problem(response, 422, "control character")
+
+
+def test_a_name_is_stored_nfc_normalized(client, gm, make_campaign, make_character):
+    decomposed = "Ame\u0301lie"  # e + combining acute
+    response = client.post(f"{API}/users", json={"name": decomposed})
+    assert response.status_code == 201, response.text
+    assert response.json()["name"] == "Am\u00e9lie"
+    campaign = make_campaign("vampire")
+    character = make_character(campaign, gm, name=decomposed)
+    assert character["name"] == "Am\u00e9lie"
+    renamed = client.patch(
+        f"{API}/characters/{character['id']}", json={"name": "Lu\u202ecien"}, headers=gm.headers
+    )
+    assert_problem(renamed, 422, "U+202E")
