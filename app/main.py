@@ -17,6 +17,7 @@ from fastapi.openapi.utils import get_openapi
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.problems import Problem, index_rule_documents, install_problem_handlers
 from app.core.request_guard import RequestGuardMiddleware
+from app.core.security_headers import SecurityHeadersMiddleware
 from app.core.settings import get_settings
 from app.engine.registry import DEFAULT_REGISTRY, Registry
 from app.routers import (
@@ -153,6 +154,7 @@ def create_app(registry: Registry | None = None) -> FastAPI:
         max_body_bytes=settings.max_body_bytes,
         max_json_depth=settings.max_json_depth,
     )
+    app.add_middleware(SecurityHeadersMiddleware, api_prefix=API_PREFIX)
     app.add_middleware(RequestLogMiddleware)
 
     def openapi() -> dict[str, Any]:

@@ -11,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from app.engine.errors import EngineError, InvalidInput, NotPermitted, RuleRefusal
 from app.engine.registry import RULE_ID, Registry
@@ -198,7 +199,7 @@ async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
     )
 
 
-async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     title = {404: "Not Found", 405: "Method Not Allowed", 401: "Unauthorized"}.get(
         exc.status_code, "HTTP error"
@@ -214,7 +215,24 @@ async def _http_error(_: Request, exc: Exception) -> JSONResponse:
         )
     if exc.status_code == 404 and detail == "Not Found":
         detail = "no such endpoint; the API is described at /docs and /openapi.json"
-    return problem_response(exc.status_code, title, detail, headers=exc.headers)
+    headers = exc.headers
+    if exc.status_code == 405:
+        # Every method the path takes, across the routes that share it (the router names
+        # only the first route's).
+        allowed = allowed_methods(request)
+        headers = {**(headers or {}), "Allow": ", ".join(allowed)}
+        detail = f"{request.method} is not allowed here; this path takes {', '.join(allowed)}"
+    return problem_response(exc.status_code, title, detail, headers=headers)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """The methods some route of the app takes for this path, as the router would match."""
+    routes = request.app.router.routes
+    return [
+        method
+        for method in ("DELETE", "GET", "PATCH", "POST", "PUT")
+        if any(r.matches({**request.scope, "method": method})[0] == Match.FULL for r in routes)
+    ]
 
 
 async def _unexpected_error(_: Request, exc: Exception) -> JSONResponse:

@@ -96,3 +96,21 @@ def test_a_name_is_stored_nfc_normalized(client, gm, make_campaign, make_charact
         f"{API}/characters/{character['id']}", json={"name": "Lu\u202ecien"}, headers=gm.headers
     )
     assert_problem(renamed, 422, "U+202E")
+
+
+def test_every_response_carries_the_security_headers_and_api_answers_are_not_cached(client):
+    created = client.post(f"{API}/users", json={"name": "Mina"})
+    assert created.status_code == 201 and "api_key" in created.json()
+    for response in (created, client.get(f"{API}/nowhere"), client.get("/docs")):
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert response.headers["referrer-policy"] == "no-referrer"
+        assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+    # The answer that carries an API key is never stored by a cache.
+    assert created.headers["cache-control"] == "no-store"
+
+
+def test_405_names_every_method_the_path_takes(client, gm, make_campaign):
+    campaign = make_campaign("vampire")
+    response = client.put(f"{API}/campaigns/{campaign['id']}", json={}, headers=gm.headers)
+    assert_problem(response, 405, "PUT")
+    assert response.headers["allow"] == "DELETE, GET, PATCH"
