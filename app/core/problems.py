@@ -10,6 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
@@ -235,6 +236,18 @@ def allowed_methods(request: Request) -> list[str]:
     ]
 
 
+async def _database_unavailable(_: Request, exc: Exception) -> JSONResponse:
+    """The database dropped or refused the connection (or SQLite stayed locked): the
+    request changed nothing; the pool discards the broken connection by itself."""
+    logger.warning("database unavailable: %s", type(exc).__name__)
+    return problem_response(
+        503,
+        "Service Unavailable",
+        "the database is unavailable for a moment; nothing was changed, retry shortly",
+        headers={"Retry-After": "5"},
+    )
+
+
 async def _unexpected_error(_: Request, exc: Exception) -> JSONResponse:
     logger.exception("unhandled error", exc_info=exc)
     return problem_response(
@@ -249,6 +262,8 @@ def install_problem_handlers(app: FastAPI) -> None:
     app.add_exception_handler(EngineError, _engine_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(OperationalError, _database_unavailable)
+    app.add_exception_handler(InterfaceError, _database_unavailable)
     app.add_exception_handler(Exception, _unexpected_error)
 
 

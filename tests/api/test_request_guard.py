@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from app.core.request_guard import json_depth_exceeds
 from app.core.settings import get_settings
@@ -114,3 +115,15 @@ def test_405_names_every_method_the_path_takes(client, gm, make_campaign):
     response = client.put(f"{API}/campaigns/{campaign['id']}", json={}, headers=gm.headers)
     assert_problem(response, 405, "PUT")
     assert response.headers["allow"] == "DELETE, GET, PATCH"
+
+
+def test_a_database_outage_is_503_with_retry_after(client, gm, session, monkeypatch):
+    def dropped(*args, **kwargs):
+        raise OperationalError("SELECT 1", {}, Exception("server closed the connection"))
+
+    monkeypatch.setattr(session, "exec", dropped)
+    monkeypatch.setattr(session, "execute", dropped)
+    monkeypatch.setattr(session, "get", dropped)
+    response = client.get(f"{API}/campaigns", headers=gm.headers)
+    assert_problem(response, 503, "retry")
+    assert response.headers["retry-after"] == "5"

@@ -116,6 +116,15 @@ def test_FAIR_12_the_database_refuses_update_and_delete(session, client, gm, cam
         session.execute(delete(LogEntry).where(where(campaign_with_rolls, 2)))
 
 
+def test_FAIR_12_the_log_cannot_be_truncated(session, client, gm, campaign_with_rolls):
+    """PostgreSQL refuses TRUNCATE by a statement trigger; SQLite has no TRUNCATE at all."""
+    postgres = session.get_bind().dialect.name == "postgresql"
+    refused = pytest.raises(Exception, match="append-only" if postgres else "syntax")
+    with refused, session.begin_nested():
+        session.execute(text("TRUNCATE log_entry"))
+    assert verify_api(client, gm, campaign_with_rolls)["entries_checked"] == 8
+
+
 def test_FAIR_14_a_changed_field_is_caught(session, client, gm, campaign_with_rolls, tmp_path):
     lines, _head = export_lines(client, gm, campaign_with_rolls)
     lift_append_only_trigger(session)
