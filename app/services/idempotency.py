@@ -27,8 +27,9 @@ from sqlmodel import Session, col, update
 
 from app.core.problems import PROBLEM_MEDIA_TYPE, Conflict, Unprocessable, engine_problem
 from app.engine.errors import RuleRefusal
-from app.models import IdempotencyKey, User
+from app.models import Encounter, IdempotencyKey, User
 from app.models.base import utcnow
+from app.services.access import get_campaign_access
 
 REPLAY_HEADER = "Idempotent-Replayed"
 ABANDONED_AFTER = timedelta(minutes=2)
@@ -90,6 +91,7 @@ def run_idempotent(
     if idempotency is not None:
         claim = _claim(session, user.id, scope, idempotency)
         if isinstance(claim, JSONResponse):
+            _may_replay(session, user, scope)
             return claim
         claimed_at = claim
     media_type = None
@@ -122,6 +124,17 @@ def run_idempotent(
             _release(session, user.id, scope, idempotency.key, claimed_at)
         raise
     return JSONResponse(body, status_code=status_code, media_type=media_type)
+
+
+def _may_replay(session: Session, user: User, scope: str) -> None:
+    """A stored answer is replayed only to whoever may still act where it was made: a
+    member of its campaign (404 otherwise, as for any of the campaign's endpoints)."""
+    try:
+        scope_id = uuid.UUID(scope)
+    except ValueError:
+        return  # not a campaign's (creating one)
+    encounter = session.get(Encounter, scope_id)
+    get_campaign_access(session, encounter.campaign_id if encounter else scope_id, user)
 
 
 def _still_claimed(user_id: uuid.UUID, scope: str, key: str, claimed_at: datetime | None) -> Any:

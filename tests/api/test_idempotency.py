@@ -131,3 +131,13 @@ def test_malformed_key_is_422(client, gm, make_campaign):
     campaign = make_campaign()
     assert_problem(post_roll(client, campaign, gm, "has space"), 422, "Idempotency-Key")
     assert_problem(post_roll(client, campaign, gm, "x" * 256), 422)
+
+
+def test_a_removed_member_gets_no_replay(client, gm, player, make_campaign):
+    """Issue 16: a stored answer is replayed only to a current member of its campaign."""
+    campaign = make_campaign(players=(player,))
+    first = post_roll(client, campaign, player, "mine-1")
+    assert first.status_code == 201, first.text
+    removed = client.delete(url(campaign, f"/members/{player.id}"), headers=gm.headers)
+    assert removed.status_code == 204, removed.text
+    assert_problem(post_roll(client, campaign, player, "mine-1"), 404)
