@@ -12,7 +12,7 @@ from app.models import Campaign, SeedEpoch
 from app.models.entries import ClientSeedUpdate, EpochPublic, FairnessPublic
 from app.routers.common import SessionRoute
 from app.services import log as log_service
-from app.services.access import LockedCampaign, get_campaign_access
+from app.services.access import LockedCampaign, get_campaign_access, readable_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
 
 router = APIRouter(
@@ -53,7 +53,7 @@ def fairness_view(session: Session, campaign: Campaign | LockedCampaign) -> Fair
 )
 def get_fairness(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -> FairnessPublic:
     """Show the current epoch's commitment and client seed, and past epochs' revealed seeds."""
-    access = get_campaign_access(session, campaign_id, user)
+    access = readable_access(session, campaign_id, user)
     if access.campaign.current_epoch == 0:  # a campaign from before the audit log
         # Its first epoch opens now: a write, in a transaction begun as a writer (on SQLite
         # a read transaction cannot become one once another writer has committed).
@@ -95,7 +95,8 @@ def rotate(
     """Close and reveal the current epoch and open a new one (GM only)."""
 
     def work() -> FairnessPublic:
-        access = get_campaign_access(session, campaign_id, user, lock=True)
+        # A campaign deleted before its seed was revealed may still be rotated by its GM.
+        access = get_campaign_access(session, campaign_id, user, lock=True, include_deleted=True)
         log_service.rotate_epoch(session, access)
         session.flush()
         return fairness_view(session, access.campaign)

@@ -7,7 +7,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Response
 from fastapi.responses import StreamingResponse
-from sqlmodel import Session
 
 from app.core.database import SessionDep
 from app.core.problems import Unprocessable, problem_responses
@@ -19,21 +18,13 @@ from app.models.typed import api_models
 from app.routers.common import AcceptLanguage, Limit, SessionRoute, negotiate_language
 from app.services import held as held_service
 from app.services import log as log_service
-from app.services.access import CampaignAccess, get_campaign_access
+from app.services.access import get_campaign_access, readable_access
 from app.services.disclosure import MAX_DISCLOSED, disclose
 from app.services.idempotency import IdempotencyDep, run_idempotent
 from app.services.views import export_view, public_view, roll_view
 
 NDJSON = "application/x-ndjson"
 HEAD_HEADER = "Log-Head"
-
-
-def _readable_access(session: Session, campaign_id: uuid.UUID, user: CurrentUser) -> CampaignAccess:
-    """Members read the log; after a soft delete only the GM still can (FAIR-12)."""
-    access = get_campaign_access(session, campaign_id, user, include_deleted=True)
-    if access.campaign.deleted_at is not None and not access.is_gm:
-        return get_campaign_access(session, campaign_id, user)  # raises the usual 404
-    return access
 
 
 def build(registry: Registry) -> APIRouter:
@@ -64,7 +55,7 @@ def build(registry: Registry) -> APIRouter:
     ) -> Any:
         """List every entry in seq order (keyset pagination), redacted as the caller may see
         it."""
-        access = _readable_access(session, campaign_id, user)
+        access = readable_access(session, campaign_id, user)
         data, cursor = log_service.list_entries(
             session,
             access,
@@ -87,7 +78,7 @@ def build(registry: Registry) -> APIRouter:
     def verify_log(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -> VerifyPublic:
         """Verify the whole log: hashes, seq, epochs, re-derived draws, every roll replayed
         with the rules version that made it."""
-        access = _readable_access(session, campaign_id, user)
+        access = readable_access(session, campaign_id, user)
         report = log_service.verify_campaign(session, access.campaign, registry)
         return VerifyPublic.model_validate(report.as_dict())
 
@@ -113,7 +104,7 @@ def build(registry: Registry) -> APIRouter:
         session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID
     ) -> StreamingResponse:
         """Export the log as NDJSON for offline verification with nocturne-verify."""
-        access = _readable_access(session, campaign_id, user)
+        access = readable_access(session, campaign_id, user)
         campaign = access.campaign
         # Up to the head read with the campaign: the export ends exactly on its Log-Head.
         entries = list(log_service.iter_entries(session, campaign, through_seq=campaign.last_seq))

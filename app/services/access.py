@@ -308,3 +308,12 @@ def makes_choices_of(access: CampaignAccess, character: Character, hidden: bool)
         return can_edit_character(access, character)
     played = character.kind == "pc" and character.owner_id not in (None, access.user.id)
     return hidden or not played
+
+
+def readable_access(session: Session, campaign_id: uuid.UUID, user: User) -> CampaignAccess:
+    """Members read the log and the seeds; after a soft delete only the GM still can
+    (FAIR-12), so that every roll stays verifiable."""
+    access = get_campaign_access(session, campaign_id, user, include_deleted=True)
+    if access.campaign.deleted_at is not None and not access.is_gm:
+        return get_campaign_access(session, campaign_id, user)  # raises the usual 404
+    return access

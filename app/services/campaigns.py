@@ -19,7 +19,7 @@ from app.models import (
 )
 from app.models.campaign import CampaignCreate
 from app.services.access import LockedAccess, LockedCampaign, update_locked_campaign
-from app.services.log import append_entry, open_epoch
+from app.services.log import append_entry, close_for_good, open_epoch
 
 
 def campaign_public(campaign: Campaign, role: str) -> dict[str, Any]:
@@ -101,6 +101,8 @@ def load_campaign(session: Session, campaign: LockedCampaign) -> Campaign:
 
 
 def delete_campaign(session: Session, access: LockedAccess) -> None:
-    """Soft delete: members lose access, the GM keeps the audit log for export (FAIR-12)."""
+    """Soft delete: members lose access, the GM keeps the audit log for export (FAIR-12),
+    and the open epoch's seed is revealed first, so every roll stays verifiable (FAIR-4)."""
     access.require_gm("delete the campaign")
+    close_for_good(session, access)
     update_locked_campaign(session, access.campaign, deleted_at=utcnow())

@@ -260,8 +260,20 @@ def rotate_epoch(session: Session, access: LockedAccess) -> None:
     _rotate(session, access, current_epoch(session, access))
 
 
+def close_for_good(session: Session, access: LockedAccess) -> None:
+    """A campaign being deleted reveals its open epoch's server seed (FAIR-4) and opens no
+    other: every roll it made can then be verified, by its GM, for good."""
+    if access.epoch is not None:
+        _reveal(session, access, access.epoch)
+
+
 def _rotate(session: Session, access: LockedAccess, epoch: CurrentEpoch) -> None:
     """Reveal the epoch's server seed to everyone; its hidden seed stays with the GM (FAIR-17)."""
+    _reveal(session, access, epoch)
+    access.epoch = open_epoch(session, access.campaign, access.user.id)
+
+
+def _reveal(session: Session, access: LockedAccess, epoch: CurrentEpoch) -> None:
     campaign = access.campaign
     entry = append_entry(
         session,
@@ -272,7 +284,6 @@ def _rotate(session: Session, access: LockedAccess, epoch: CurrentEpoch) -> None
         result={"server_seed": epoch.server_seed, "commitment": epoch.commitment},
     )
     update_current_epoch(session, campaign, epoch, closed_seq=entry.seq)
-    access.epoch = open_epoch(session, campaign, access.user.id)
 
 
 # Entries one request may still append (a roll and what it sets off): an epoch this close to

@@ -2,6 +2,7 @@
 
 import pytest
 
+from tests.api.helpers import assert_verified, log_entries
 from tests.conftest import API, assert_problem
 
 
@@ -139,6 +140,29 @@ def test_delete_is_soft_and_gm_only(client, gm, player, make_campaign):
     assert client.delete(url, headers=gm.headers).status_code == 204
     assert_problem(client.get(url, headers=gm.headers), 404)
     assert client.get(f"{API}/campaigns", headers=gm.headers).json()["count"] == 0
+
+
+def test_FAIR_4_deleting_reveals_the_open_seed_and_the_gm_still_verifies(
+    client, gm, player, make_campaign
+):
+    """Issue 16: a deleted campaign's last epoch is revealed at deletion, so its rolls stay
+    verifiable by its GM; its members lose access."""
+    campaign = make_campaign(players=(player,))
+    url = f"{API}/campaigns/{campaign['id']}"
+    roll = client.post(f"{url}/rolls", json={"kind": "dice", "notation": "2d6"}, headers=gm.headers)
+    assert roll.status_code == 201, roll.text
+    assert client.delete(url, headers=gm.headers).status_code == 204
+    entries = log_entries(client, campaign, gm)
+    closed = entries[-1]
+    assert closed["kind"] == "epoch_closed" and closed["epoch"] == roll.json()["epoch"]
+    fairness = client.get(f"{url}/fairness", headers=gm.headers)
+    assert fairness.status_code == 200, fairness.text
+    current = fairness.json()["current"]  # no epoch opens after it
+    assert current["epoch"] == closed["epoch"] and current["last_seq"] == closed["seq"]
+    assert current["server_seed"] == closed["result"]["server_seed"]
+    assert_verified(client, campaign, gm)
+    assert_problem(client.get(f"{url}/log", headers=player.headers), 404)
+    assert_problem(client.get(f"{url}/fairness", headers=player.headers), 404)
 
 
 def test_name_is_bounded(client, gm):
