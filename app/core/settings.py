@@ -17,6 +17,11 @@ class Settings(BaseSettings):
         description="SQLAlchemy URL; the default is an embedded SQLite file",
     )
     allow_registration: bool = Field(default=True, description="POST /users is open to anyone")
+    registration_token: str | None = Field(
+        default=None,
+        description="when set, POST /users needs it in the Registration-Token header (for a "
+        "public deployment)",
+    )
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="comma-separated origins allowed by CORS (none default)"
     )

@@ -1,6 +1,9 @@
 """Users and their API keys."""
 
-from fastapi import APIRouter
+import hmac
+from typing import Annotated
+
+from fastapi import APIRouter, Header
 
 from app.core.database import SessionDep
 from app.core.problems import Forbidden, problem_responses
@@ -19,10 +22,29 @@ router = APIRouter(prefix="/users", tags=["users"], route_class=SessionRoute)
     operation_id="users-create",
     responses=problem_responses(403, 422),
 )
-def create_user(session: SessionDep, data: UserCreate) -> UserCreated:
+def create_user(
+    session: SessionDep,
+    data: UserCreate,
+    registration_token: Annotated[
+        str | None,
+        Header(
+            alias="Registration-Token",
+            max_length=200,
+            description="required when the server sets REGISTRATION_TOKEN",
+        ),
+    ] = None,
+) -> UserCreated:
     """Register a user and return their API key, shown this once only."""
-    if not get_settings().allow_registration:
+    settings = get_settings()
+    if not settings.allow_registration:
         raise Forbidden("registration is closed on this server (ALLOW_REGISTRATION=false)")
+    expected = settings.registration_token
+    given = (registration_token or "").encode()
+    if expected and not hmac.compare_digest(given, expected.encode()):
+        raise Forbidden(
+            "this server registers only with its invite token: send it in the "
+            "Registration-Token header"
+        )
     api_key = new_api_key()
     user = User(name=data.name, api_key_hash=hash_api_key(api_key))
     session.add(user)

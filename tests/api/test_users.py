@@ -48,6 +48,17 @@ def test_registration_can_be_turned_off(client, monkeypatch):
     assert_problem(response, 403, "registration is closed")
 
 
+def test_registration_can_require_an_invite_token(client, monkeypatch):
+    """Issue 16: a public deployment registers only with its token (REGISTRATION_TOKEN)."""
+    monkeypatch.setattr(get_settings(), "registration_token", "open-sesame")
+    assert_problem(client.post(f"{API}/users", json={"name": "Late"}), 403, "Registration-Token")
+    wrong = {"Registration-Token": "open-sesam"}
+    assert_problem(client.post(f"{API}/users", json={"name": "Late"}, headers=wrong), 403)
+    right = {"Registration-Token": "open-sesame"}
+    created = client.post(f"{API}/users", json={"name": "Late"}, headers=right)
+    assert created.status_code == 201, created.text
+
+
 def test_user_name_is_bounded(client):
     assert_problem(client.post(f"{API}/users", json={"name": ""}), 422)
     assert_problem(client.post(f"{API}/users", json={"name": "x" * 101}), 422)
