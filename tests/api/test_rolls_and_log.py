@@ -259,7 +259,10 @@ def test_deleted_campaign_log_stays_exportable_by_its_gm(client, gm, player, mak
     roll(client, campaign, gm)
     client.delete(url(campaign), headers=gm.headers)
     export = client.get(url(campaign, "/log/export"), headers=gm.headers)
-    assert export.status_code == 200 and len(export.text.splitlines()) == 2
+    lines = export.text.splitlines()
+    # The epoch opened, the roll, and the epoch closed by the deletion, its seed revealed.
+    assert export.status_code == 200 and len(lines) == 3
+    assert json.loads(lines[-1])["kind"] == "epoch_closed"
     assert client.get(url(campaign, "/log/verify"), headers=gm.headers).json()["ok"] is True
     assert_problem(client.get(url(campaign, "/log/export"), headers=player.headers), 404)
     assert_problem(roll(client, campaign, gm), 404)
