@@ -255,9 +255,24 @@ def current_epoch(session: Session, access: LockedAccess) -> CurrentEpoch:
 
 
 def rotate_epoch(session: Session, access: LockedAccess) -> None:
-    """FAIR-4: close and reveal the current epoch, open the next, in one transaction."""
+    """FAIR-4: close and reveal the current epoch, open the next, in one transaction. A
+    deleted campaign (its seed kept by an older release) only reveals: nothing opens."""
     access.require_gm("rotate the seed")
+    if access.campaign.deleted_at is not None:
+        if access.epoch is None or _closed(session, access.campaign.id, access.epoch.number):
+            raise Conflict("this campaign is deleted and every seed of it is revealed already")
+        close_for_good(session, access)
+        return
     _rotate(session, access, current_epoch(session, access))
+
+
+def _closed(session: Session, campaign_id: uuid.UUID, number: int) -> bool:
+    closed_seq = session.exec(
+        select(SeedEpoch.closed_seq).where(
+            col(SeedEpoch.campaign_id) == campaign_id, col(SeedEpoch.number) == number
+        )
+    ).first()
+    return closed_seq is not None
 
 
 def close_for_good(session: Session, access: LockedAccess) -> None:

@@ -163,6 +163,9 @@ def test_FAIR_4_deleting_reveals_the_open_seed_and_the_gm_still_verifies(
     assert_verified(client, campaign, gm)
     assert_problem(client.get(f"{url}/log", headers=player.headers), 404)
     assert_problem(client.get(f"{url}/fairness", headers=player.headers), 404)
+    # Nothing is left to reveal, and a deleted campaign opens no new epoch.
+    assert_problem(client.post(f"{url}/fairness/rotate", headers=gm.headers), 409, "revealed")
+    assert log_entries(client, campaign, gm) == entries
 
 
 def test_name_is_bounded(client, gm):
