@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.api.fabulae.combat import defend
-from tests.api.helpers import assert_verified, last_seq, post_roll
+from tests.api.helpers import assert_verified, gm_patch, last_seq, post_roll
 from tests.conftest import API, FABULAE_SHEET, assert_problem
 
 
@@ -343,3 +343,35 @@ def test_a_request_closes_when_its_last_character_is_retired(
     assert retired.status_code == 204, retired.text
     assert open_requests(client, campaign, gm) == []
     assert waiting["result"]["awaiting"]["character_id"] == bram["id"]
+
+
+def test_FAB_63_FAB_34_a_strangled_players_character_settles_its_own_state(
+    client, gm, player, other_player, make_campaign, make_character
+):
+    campaign = make_campaign("fabulae-tenebris", players=(player, other_player))
+    ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
+    bram = make_character(campaign, other_player, sheet=FABULAE_SHEET, name="Bram")
+    gm_patch(client, gm, bram, {"grappled_by": ada["id"]})
+    strangle = {"kind": "fabulae.strangle", "attacker_id": ada["id"], "target_id": bram["id"]}
+    refused = post_roll(client, campaign, player, {**strangle, "states": "now"})
+    assert assert_problem(refused, 403, "Bram")["rule"] == "FAB-34"
+    choked = rolled(client, campaign, player, strangle)
+    assert len(choked["result"]["pending_states"]) == 1
+    accept = {"kind": "fabulae.state_choice", "follows": choked["seq"]}
+    assert_problem(post_roll(client, campaign, player, accept), 403)  # not Ada's to accept
+    settled = rolled(client, campaign, other_player, accept)
+    assert settled["character_id"] == bram["id"] and settled["result"]["state"] == "epuise"
+
+
+def test_JDR_35_holy_water_on_another_players_character_changes_nothing_of_theirs(
+    client, gm, player, other_player, make_campaign, make_character
+):
+    campaign = make_campaign("jdr-express-dracula", players=(player, other_player))
+    mina = make_character(campaign, player, name="Mina")
+    jonathan = make_character(campaign, other_player, name="Jonathan")
+    before = client.get(f"{API}/characters/{jonathan['id']}", headers=gm.headers).json()["sheet"]
+    body = {"kind": "jdr.holy_water", "attacker_id": mina["id"], "target_id": jonathan["id"]}
+    entry = rolled(client, campaign, player, body)
+    assert entry["effects"] == []  # no vampire: recorded with no effect
+    after = client.get(f"{API}/characters/{jonathan['id']}", headers=gm.headers).json()["sheet"]
+    assert after == before
