@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.api.helpers import assert_verified, last_seq, log_entries, post_roll
 from tests.conftest import (
     API,
@@ -494,3 +496,77 @@ def test_request_values_are_read_strictly_and_named_once(
         values={"passive.modifiers.0.dice": 1},
     )
     assert_problem(listed, 422, "set modifiers whole")
+
+
+# system, kind, the GM's values, an altered one, the answer's body (character id filled in),
+# the faces the answer draws.
+FLOWS = [
+    (
+        "vampire",
+        VAMPIRE_SHEET,
+        "vampire.action",
+        {"difficulty": 8},
+        {"difficulty": 5},
+        {"attribute": "astuce", "ability": "subterfuge"},
+        [8] * 7,  # Astuce 4 + Subterfuge 3
+    ),
+    (
+        "jdr-express-cthulhu",
+        CTHULHU_SHEET,
+        "jdr.mythos",
+        {"difficulty": 9},
+        {"difficulty": 7},
+        {"difficulty": 9, "source": "un grimoire"},
+        [5, 6],
+    ),
+    (
+        "fabulae-tenebris",
+        FABULAE_SHEET,
+        "fabulae.action",
+        {"difficulty": "very_hard"},
+        {"difficulty": "hard"},
+        {"attribute": "intellect", "skill": "observation"},
+        [2] * 4,  # Intellect 3 + Observation 2 − 1
+    ),
+]
+
+
+@pytest.mark.parametrize(("system", "sheet", "kind", "values", "altered", "body", "faces"), FLOWS)
+def test_VAM_5_JDR_40_FAB_12_the_request_flow_in_each_ruleset(
+    client,
+    gm,
+    player,
+    make_campaign,
+    make_character,
+    forced_dice,
+    system,
+    sheet,
+    kind,
+    values,
+    altered,
+    body,
+    faces,
+):
+    """Ask, list, refuse an altered answer, answer, refuse a second answer, cancel."""
+    campaign = make_campaign(system, players=(player,))
+    hero = make_character(campaign, player, sheet=sheet, name="Hero")
+    request = asked(client, campaign, gm, kind=kind, character_ids=[hero["id"]], values=values)
+    assert [r["id"] for r in requests_of(client, campaign, player, "open")] == [request["id"]]
+    reply = {"kind": kind, "character_id": hero["id"], **body}
+    before = last_seq(client, campaign, gm)
+    changed = answer(client, campaign, player, request["id"], {**reply, **altered})
+    assert_problem(changed, 422, "the GM's request sets it")
+    assert last_seq(client, campaign, gm) == before
+    forced_dice.push(*faces)
+    rolled = answer(client, campaign, player, request["id"], reply)
+    assert rolled.status_code == 201, rolled.text
+    assert rolled.json()["follows"] == request["seq"]
+    assert_problem(answer(client, campaign, player, request["id"], reply), 409)
+    assert requests_of(client, campaign, player, "closed")[0]["answers"] == {
+        hero["id"]: rolled.json()["seq"]
+    }
+    second = asked(client, campaign, gm, kind=kind, character_ids=[hero["id"]], values=values)
+    path = f"{API}/campaigns/{campaign['id']}/roll-requests/{second['id']}"
+    assert client.delete(path, headers=gm.headers).status_code == 204
+    assert_problem(answer(client, campaign, player, second["id"], reply), 409, "cancelled")
+    assert_verified(client, campaign, gm)
