@@ -38,7 +38,7 @@ from app.engine.rulesets.fabulae.grappling import (
 from app.engine.rulesets.fabulae.pools import SYSTEM, FabulaeClock
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC
-from app.engine.rulesets.fabulae.waits import answer_visibility, awaited
+from app.engine.rulesets.fabulae.waits import answer_visibility, waiting_entry
 
 
 class FabulaeDefendRequest(FabulaeClock):
@@ -58,7 +58,7 @@ DEFEND_KIND = "fabulae.defend"
 
 def prepare_defend(body: FabulaeDefendCreate, table: Table) -> Prepared[FabulaeDefendRequest]:
     kinds = (ATTACK.name, GRAPPLE.name)
-    entry, waits = awaited(table, body.follows, kinds, DEFEND_KIND, body.character_id)
+    entry, waits = waiting_entry(table, body.follows, kinds, DEFEND_KIND, body.character_id)
     # The defender's player, or the GM; both sides read as they are now.
     defender = table.acting(waits.character_id, FabulaeCharacter)
     clock = {"session": table.session, "scene": table.scene, "defense": body.defense}

@@ -16,7 +16,7 @@ from app.engine.rulesets.fabulae.action import (
 from app.engine.rulesets.fabulae.bodies import FabulaeOpposeCreate
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC
-from app.engine.rulesets.fabulae.waits import answer_visibility, awaited
+from app.engine.rulesets.fabulae.waits import answer_visibility, waiting_entry
 
 OPPOSE_KIND = "fabulae.oppose"
 
@@ -25,7 +25,9 @@ def prepare_oppose(body: FabulaeOpposeCreate, table: Table) -> Prepared[FabulaeO
     """The waiting opposed roll with both sheets as they are now and the passive side's
     choices. Its entry is the active side's roll, as the opposed roll's would have been
     (the active side pushes it, FAB-37)."""
-    entry, waits = awaited(table, body.follows, (OPPOSED.name,), OPPOSE_KIND, body.character_id)
+    entry, waits = waiting_entry(
+        table, body.follows, (OPPOSED.name,), OPPOSE_KIND, body.character_id
+    )
     waited = FabulaeOpposedRequest.model_validate(entry.request)
     passive = table.acting(waits.character_id, FabulaeCharacter)  # its player, or the GM
     active = table.character(waited.active.character.id, FabulaeCharacter)

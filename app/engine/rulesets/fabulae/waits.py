@@ -54,7 +54,7 @@ class _Waits(Model):
     awaiting: FabulaeAwaiting | None = None
 
 
-def awaited(
+def waiting_entry(
     table: Table, follows: int, kinds: tuple[str, ...], answer: str, character_id: object
 ) -> tuple[LoggedEntry, FabulaeAwaiting]:
     """The entry an answer resolves and what it waits for: an entry of one of these kinds
