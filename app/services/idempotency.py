@@ -1,10 +1,11 @@
-"""Idempotency-Key: a retried request gets the stored response and never new dice.
+"""Idempotency-Key: a retry with the same key gets the stored response and never new dice.
 
-The key is claimed in its own short transaction, so a concurrent duplicate sees it and
-gets 409. The response is stored in the same transaction as the work it answers, so a key
-marked done always has its work committed, and a key still pending after
-`ABANDONED_AFTER` never had its work committed and may be taken over. A request that was
-only stalling then finds the key no longer its own claim, and keeps nothing (409).
+The key is claimed inside the very transaction that does the work and stores the response,
+so no claim outlives its request: a request that fails or whose worker dies rolls back and
+leaves the key free at once. Concurrent duplicates are kept apart by what holds that
+transaction: on PostgreSQL a transaction-level advisory lock on the key (a duplicate that
+cannot take it gets 409), on SQLite the write lock every writing request begins with (a
+duplicate waits for it, then replays the stored response).
 """
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Annotated, Any
 
 import rfc8785
 from fastapi import Depends, Header, Request
 from fastapi.responses import JSONResponse
 from pydantic_core import to_jsonable_python
-from sqlalchemy import delete, insert
+from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, update
 
@@ -32,7 +32,6 @@ from app.models.base import utcnow
 from app.services.access import get_campaign_access
 
 REPLAY_HEADER = "Idempotent-Replayed"
-ABANDONED_AFTER = timedelta(minutes=2)
 
 
 @dataclass(frozen=True)
@@ -87,15 +86,14 @@ def run_idempotent(
     work: Callable[[], Any],
 ) -> JSONResponse:
     """Run `work` (which must not commit) once per key, commit, and answer with its result."""
-    claimed_at: datetime | None = None
-    if idempotency is not None:
-        claim = _claim(session, user.id, scope, idempotency)
-        if isinstance(claim, JSONResponse):
-            _may_replay(session, user, scope)
-            return claim
-        claimed_at = claim
-    media_type = None
     try:
+        if idempotency is not None:
+            stored = _claim(session, user.id, scope, idempotency)
+            if stored is not None:
+                session.rollback()
+                _may_replay(session, user, scope)
+                return stored
+        media_type = None
         try:
             body = to_jsonable_python(work())
         except RuleRefusal as refusal:
@@ -105,23 +103,10 @@ def run_idempotent(
             status_code, body = engine_problem(refusal)
             media_type = PROBLEM_MEDIA_TYPE
         if idempotency is not None:
-            stored = session.exec(
-                update(IdempotencyKey)
-                .where(_still_claimed(user.id, scope, idempotency.key, claimed_at))
-                .values(status_code=status_code, response_body=body, completed_at=utcnow())
-            )
-            if stored.rowcount != 1:
-                # This request stalled past ABANDONED_AFTER and a retry took the key over:
-                # the retry's work is the one that counts, and this one's is rolled back.
-                raise Conflict(
-                    "a retry with this Idempotency-Key took it over while this request was "
-                    "still running; retry to get its response"
-                )
+            _store(session, user.id, scope, idempotency, status_code, body)
         session.commit()
     except BaseException:
         session.rollback()
-        if idempotency is not None:
-            _release(session, user.id, scope, idempotency.key, claimed_at)
         raise
     return JSONResponse(body, status_code=status_code, media_type=media_type)
 
@@ -137,70 +122,84 @@ def _may_replay(session: Session, user: User, scope: str) -> None:
     get_campaign_access(session, encounter.campaign_id if encounter else scope_id, user)
 
 
-def _still_claimed(user_id: uuid.UUID, scope: str, key: str, claimed_at: datetime | None) -> Any:
-    """The key's row while it is still the pending claim made at `claimed_at`."""
-    return (
-        (col(IdempotencyKey.user_id) == user_id)
-        & (col(IdempotencyKey.scope) == scope)
-        & (col(IdempotencyKey.key) == key)
-        & (col(IdempotencyKey.created_at) == claimed_at)
-        & col(IdempotencyKey.status_code).is_(None)
-    )
+def advisory_lock_id(user_id: uuid.UUID, scope: str, key: str) -> int:
+    """The key's PostgreSQL advisory lock: 64 bits of a hash of what identifies the key."""
+    digest = hashlib.sha256(f"idempotency\n{user_id}\n{scope}\n{key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
 
 
 def _claim(
     session: Session, user_id: uuid.UUID, scope: str, idempotency: IdempotencyRequest
-) -> JSONResponse | datetime:
-    """The stored response to replay, or the time this request claimed the key at."""
-    claimed_at = utcnow()
-    try:
-        # A Core INSERT: the key may already sit in this session's identity map.
-        session.execute(
-            insert(IdempotencyKey).values(
-                user_id=user_id,
-                scope=scope,
-                key=idempotency.key,
-                fingerprint=idempotency.fingerprint,
-                created_at=claimed_at,
+) -> JSONResponse | None:
+    """The stored response to replay, or None when this transaction now holds the key."""
+    if session.get_bind().dialect.name == "postgresql":
+        lock_id = advisory_lock_id(user_id, scope, idempotency.key)
+        taken = session.scalar(select(func.pg_try_advisory_xact_lock(lock_id)))
+        if not taken:
+            raise Conflict(
+                "a request with this Idempotency-Key is still being processed; retry in a moment"
             )
-        )
-        session.commit()
-        return claimed_at
-    except IntegrityError:
-        session.rollback()
+    # On SQLite this transaction began with the write lock: no duplicate runs meanwhile.
     stored = session.get(IdempotencyKey, (user_id, scope, idempotency.key), populate_existing=True)
-    if stored is None:  # released between our insert and this read: a plain retry
-        return _claim(session, user_id, scope, idempotency)
+    if stored is None:
+        return None
     if stored.fingerprint != idempotency.fingerprint:
         raise Unprocessable(
             "this Idempotency-Key was used with another request body; "
             "use a new key for a new request"
         )
-    if stored.status_code is not None:
-        return JSONResponse(
-            stored.response_body,
-            status_code=stored.status_code,
-            headers={REPLAY_HEADER: "true"},
-            media_type=PROBLEM_MEDIA_TYPE if stored.status_code >= 400 else None,
-        )
-    if stored.created_at < claimed_at - ABANDONED_AFTER:
-        # Pending this long means its work never committed: take the key over.
-        taken = session.exec(
-            update(IdempotencyKey)
-            .where(_still_claimed(user_id, scope, idempotency.key, stored.created_at))
-            .values(created_at=claimed_at)
-        )
-        session.commit()
-        if taken.rowcount == 1:
-            return claimed_at
-    raise Conflict(
-        "a request with this Idempotency-Key is still being processed; retry in a moment"
+    if stored.status_code is None:
+        # A claim committed without its response by an earlier version of this service:
+        # its work never committed, so the key is free.
+        return None
+    return JSONResponse(
+        stored.response_body,
+        status_code=stored.status_code,
+        headers={REPLAY_HEADER: "true"},
+        media_type=PROBLEM_MEDIA_TYPE if stored.status_code >= 400 else None,
     )
 
 
-def _release(
-    session: Session, user_id: uuid.UUID, scope: str, key: str, claimed_at: datetime | None
+def _store(
+    session: Session,
+    user_id: uuid.UUID,
+    scope: str,
+    idempotency: IdempotencyRequest,
+    status_code: int,
+    body: Any,
 ) -> None:
-    """The work failed: forget the key so the client may retry, unless a retry now holds it."""
-    session.execute(delete(IdempotencyKey).where(_still_claimed(user_id, scope, key, claimed_at)))
-    session.commit()
+    """The response, kept with the work it answers (same transaction)."""
+    now = utcnow()
+    identity = (
+        (col(IdempotencyKey.user_id) == user_id)
+        & (col(IdempotencyKey.scope) == scope)
+        & (col(IdempotencyKey.key) == idempotency.key)
+    )
+    # Core statements: the key may already sit in this session's identity map.
+    replaced = session.exec(
+        update(IdempotencyKey)
+        .where(identity & col(IdempotencyKey.status_code).is_(None))
+        .values(status_code=status_code, response_body=body, completed_at=now)
+    )
+    if replaced.rowcount == 1:
+        return
+    try:
+        with session.begin_nested():
+            session.execute(
+                insert(IdempotencyKey).values(
+                    user_id=user_id,
+                    scope=scope,
+                    key=idempotency.key,
+                    fingerprint=idempotency.fingerprint,
+                    status_code=status_code,
+                    response_body=body,
+                    created_at=now,
+                    completed_at=now,
+                )
+            )
+    except IntegrityError:
+        # Only a writer that bypassed the lock could get here; its answer stands.
+        raise Conflict(
+            "another request with this Idempotency-Key completed meanwhile; retry to get "
+            "its response"
+        ) from None

@@ -9,6 +9,7 @@ Each test registers its own users and campaign; what they commit stays in the da
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import subprocess
@@ -18,7 +19,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,6 @@ from app.core.settings import Settings
 from app.main import app
 from app.routers import rolls as rolls_router
 from app.routers.common import SessionRoute
-from app.services import idempotency
 from tests.conftest import API, ROOT
 
 ROLL = {"kind": "dice", "notation": "1d6"}
@@ -312,37 +311,69 @@ def test_concurrent_duplicates_with_one_idempotency_key_create_one_entry(
     assert entries[1]["hash"] == bodies[0]["hash"]
 
 
-def test_a_request_whose_idempotency_key_a_retry_took_over_keeps_nothing(
-    committed_app: None, monkeypatch: pytest.MonkeyPatch
+def test_a_duplicate_sent_while_the_first_holds_its_key_gets_no_new_dice(
+    committed_app: None, committed_engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A request that stalls past ABANDONED_AFTER loses its key to the retry: one roll only."""
-    monkeypatch.setattr(idempotency, "ABANDONED_AFTER", timedelta(0))
+    """The key is held by the first request's own transaction: on PostgreSQL a duplicate is
+    refused at once (409, advisory lock); on SQLite it waits for the write lock, then replays."""
     with TestClient(app) as http:
         headers, campaign_id = _register_gm_and_campaign(http, "Baron Abetorius")
     url = f"{API}/campaigns/{campaign_id}/rolls"
     keyed = {**headers, "Idempotency-Key": f"stalled-{uuid.uuid4().hex}"}
     lock_campaign = rolls_router.get_campaign_access
-    retried: list[Any] = []
+    pool = ThreadPoolExecutor(1)
+    duplicate: list[Any] = []
 
-    def stall_the_first_request(*args: Any, **kwargs: Any) -> Any:
-        if not retried:  # the first request, its key claimed, stalls: its client retries
-            retried.append(None)
-            with ThreadPoolExecutor(1) as pool, TestClient(app) as other:
-                retried[0] = pool.submit(other.post, url, json=ROLL, headers=keyed).result()
+    def send_a_duplicate_while_working(*args: Any, **kwargs: Any) -> Any:
+        if not duplicate:  # the first request holds its key: its client sends it again
+            duplicate.append(
+                pool.submit(lambda: TestClient(app).post(url, json=ROLL, headers=keyed))
+            )
+            with contextlib.suppress(TimeoutError):
+                duplicate[0].result(timeout=1.0)
         return lock_campaign(*args, **kwargs)
 
-    monkeypatch.setattr(rolls_router, "get_campaign_access", stall_the_first_request)
+    monkeypatch.setattr(rolls_router, "get_campaign_access", send_a_duplicate_while_working)
     with TestClient(app) as http:
         first = http.post(url, json=ROLL, headers=keyed)
-        replay = http.post(url, json=ROLL, headers=keyed)
+        second = duplicate[0].result(timeout=REQUEST_TIMEOUT)
+        pool.shutdown()
         log = _all_log_entries(http, campaign_id, headers)
 
-    assert first.status_code == 409, first.text
-    assert "took it over" in first.json()["detail"]
-    assert retried[0].status_code == 201, retried[0].text
-    assert (replay.status_code, replay.headers.get("idempotent-replayed")) == (201, "true")
-    assert replay.json() == retried[0].json()
+    assert first.status_code == 201, first.text
+    if committed_engine.dialect.name == "postgresql":
+        assert second.status_code == 409, second.text
+        assert "still being processed" in second.json()["detail"]
+    else:
+        assert (second.status_code, second.headers.get("idempotent-replayed")) == (201, "true")
+        assert second.json() == first.json()
     assert [entry["kind"] for entry in log] == ["epoch_opened", "dice"]
+
+
+def test_a_request_that_dies_after_taking_its_key_leaves_it_free(
+    committed_app: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing of a failed request's claim survives its transaction: the retry rolls at once."""
+    with TestClient(app) as http:
+        headers, campaign_id = _register_gm_and_campaign(http, "Prince Lodin")
+    url = f"{API}/campaigns/{campaign_id}/rolls"
+    keyed = {**headers, "Idempotency-Key": f"dies-{uuid.uuid4().hex}"}
+    lock_campaign = rolls_router.get_campaign_access
+    deaths: list[None] = []
+
+    def die_once(*args: Any, **kwargs: Any) -> Any:
+        if not deaths:
+            deaths.append(None)
+            raise ConnectionResetError("the worker lost its database mid-request")
+        return lock_campaign(*args, **kwargs)
+
+    monkeypatch.setattr(rolls_router, "get_campaign_access", die_once)
+    with TestClient(app, raise_server_exceptions=False) as http:
+        assert http.post(url, json=ROLL, headers=keyed).status_code == 500
+        retry = http.post(url, json=ROLL, headers=keyed)
+        assert retry.status_code == 201, retry.text
+        assert "idempotent-replayed" not in retry.headers
+        _assert_gap_free_and_verified(http, campaign_id, headers, rolls=1)
 
 
 # --- several server processes on one database ---------------------------------------------
