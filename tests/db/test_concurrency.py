@@ -10,12 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import socket
 import subprocess
-import sys
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -36,12 +32,20 @@ from app.core.settings import Settings
 from app.main import app
 from app.routers import rolls as rolls_router
 from app.routers.common import SessionRoute
-from tests.conftest import API, ROOT
+from tests.conftest import API
+from tests.db.servers import (
+    all_log_entries,
+    assert_gap_free_and_verified,
+    free_port,
+    register_gm_and_campaign,
+    start_server,
+    stop,
+    wait_healthy,
+)
 
 ROLL = {"kind": "dice", "notation": "1d6"}
 # One request may wait behind every other writer; generous, yet the file stays well under 60 s.
 REQUEST_TIMEOUT = 30.0
-SERVER_START_TIMEOUT = 30.0
 
 Outcome = tuple[int, dict[str, str], Any]  # status, headers, JSON body (or text)
 
@@ -92,62 +96,6 @@ def _unexpected(outcomes: list[Outcome], *allowed: int) -> list[tuple[int, Any]]
     return [(status, body) for status, _headers, body in outcomes if status not in allowed]
 
 
-def _register_gm_and_campaign(http: Any, name: str) -> tuple[dict[str, str], str]:
-    """A fresh GM (their auth headers) and the id of their new Vampire campaign."""
-    user = http.post(f"{API}/users", json={"name": name})
-    assert user.status_code == 201, user.text
-    headers = {"Authorization": f"Bearer {user.json()['api_key']}"}
-    campaign = http.post(
-        f"{API}/campaigns",
-        json={"name": f"Chicago by Night {uuid.uuid4().hex[:8]}", "system": "vampire"},
-        headers=headers,
-    )
-    assert campaign.status_code == 201, campaign.text
-    return headers, campaign.json()["id"]
-
-
-def _all_log_entries(http: Any, campaign_id: str, headers: dict[str, str]) -> list[dict[str, Any]]:
-    """Every entry, following the keyset cursor page by page."""
-    entries: list[dict[str, Any]] = []
-    after_seq = 0
-    for _ in range(1000):
-        page = http.get(
-            f"{API}/campaigns/{campaign_id}/log",
-            params={"limit": 200, "after_seq": after_seq},
-            headers=headers,
-        )
-        assert page.status_code == 200, page.text
-        body = page.json()
-        entries.extend(body["data"])
-        if body["next_after_seq"] is None:
-            return entries
-        assert body["next_after_seq"] > after_seq, body["next_after_seq"]
-        after_seq = body["next_after_seq"]
-    raise AssertionError("the log cursor never reached the last page")
-
-
-def _assert_gap_free_and_verified(
-    http: Any, campaign_id: str, headers: dict[str, str], rolls: int
-) -> list[dict[str, Any]]:
-    entries = _all_log_entries(http, campaign_id, headers)
-    seqs = [entry["seq"] for entry in entries]
-    expected = 1 + rolls  # epoch_opened, then every roll
-    assert seqs == list(range(1, expected + 1)), (
-        f"seq not gap-free 1..{expected}: missing {sorted(set(range(1, expected + 1)) - set(seqs))}"
-        f", duplicated {sorted({s for s in seqs if seqs.count(s) > 1})}, count {len(seqs)}"
-    )
-    assert entries[0]["kind"] == "epoch_opened"
-    assert [entry["kind"] for entry in entries[1:]] == ["dice"] * rolls
-    verify = http.get(f"{API}/campaigns/{campaign_id}/log/verify", headers=headers)
-    assert verify.status_code == 200, verify.text
-    report = verify.json()
-    assert report["ok"] is True, report
-    assert report["first_failure"] is None, report
-    assert report["entries_checked"] == expected, report
-    assert report["replayed"] == rolls, report
-    return entries
-
-
 def _assert_roll_seqs(outcomes: list[Outcome], rolls: int) -> None:
     """The 201 bodies themselves carry distinct seqs 2..rolls+1."""
     seqs = sorted(body["seq"] for _status, _headers, body in outcomes)
@@ -157,7 +105,7 @@ def _assert_roll_seqs(outcomes: list[Outcome], rolls: int) -> None:
 def test_FAIR_5_eight_threads_rolling_25_times_get_gap_free_seq(committed_app: None) -> None:
     threads, rolls_each = 8, 25
     with TestClient(app) as http:
-        headers, campaign_id = _register_gm_and_campaign(http, "Prince Lodin")
+        headers, campaign_id = register_gm_and_campaign(http, "Prince Lodin")
     start = threading.Barrier(threads, timeout=REQUEST_TIMEOUT)
 
     def roller() -> list[Outcome]:
@@ -182,7 +130,7 @@ def test_FAIR_5_eight_threads_rolling_25_times_get_gap_free_seq(committed_app: N
     assert _unexpected(outcomes, 201) == []
     _assert_roll_seqs(outcomes, threads * rolls_each)
     with TestClient(app) as http:
-        _assert_gap_free_and_verified(http, campaign_id, headers, threads * rolls_each)
+        assert_gap_free_and_verified(http, campaign_id, headers, threads * rolls_each)
 
 
 def test_every_request_session_gives_its_connection_back(
@@ -190,7 +138,7 @@ def test_every_request_session_gives_its_connection_back(
 ) -> None:
     """get_db closes each session: reads left in a transaction, writes, and failures."""
     with TestClient(app) as http:
-        headers, campaign_id = _register_gm_and_campaign(http, "Abbess Malkavia")
+        headers, campaign_id = register_gm_and_campaign(http, "Abbess Malkavia")
         base = f"{API}/campaigns/{campaign_id}"
         assert http.get(base, headers=headers).status_code == 200
         assert http.post(f"{base}/rolls", json=ROLL, headers=headers).status_code == 201
@@ -272,7 +220,7 @@ def test_concurrent_duplicates_with_one_idempotency_key_create_one_entry(
 ) -> None:
     threads = 8
     with TestClient(app) as http:
-        headers, campaign_id = _register_gm_and_campaign(http, "Sheriff Toreador")
+        headers, campaign_id = register_gm_and_campaign(http, "Sheriff Toreador")
     keyed = {**headers, "Idempotency-Key": f"one-roll-{uuid.uuid4().hex}"}
     start = threading.Barrier(threads, timeout=REQUEST_TIMEOUT)
 
@@ -306,7 +254,7 @@ def test_concurrent_duplicates_with_one_idempotency_key_create_one_entry(
         assert retry.status_code == 201, retry.text
         assert retry.headers["Idempotent-Replayed"] == "true"
         assert retry.json() == bodies[0]
-        entries = _assert_gap_free_and_verified(http, campaign_id, headers, rolls=1)
+        entries = assert_gap_free_and_verified(http, campaign_id, headers, rolls=1)
     assert entries[1]["seq"] == bodies[0]["seq"] == 2
     assert entries[1]["hash"] == bodies[0]["hash"]
 
@@ -317,7 +265,7 @@ def test_a_duplicate_sent_while_the_first_holds_its_key_gets_no_new_dice(
     """The key is held by the first request's own transaction: on PostgreSQL a duplicate is
     refused at once (409, advisory lock); on SQLite it waits for the write lock, then replays."""
     with TestClient(app) as http:
-        headers, campaign_id = _register_gm_and_campaign(http, "Baron Abetorius")
+        headers, campaign_id = register_gm_and_campaign(http, "Baron Abetorius")
     url = f"{API}/campaigns/{campaign_id}/rolls"
     keyed = {**headers, "Idempotency-Key": f"stalled-{uuid.uuid4().hex}"}
     lock_campaign = rolls_router.get_campaign_access
@@ -338,7 +286,7 @@ def test_a_duplicate_sent_while_the_first_holds_its_key_gets_no_new_dice(
         first = http.post(url, json=ROLL, headers=keyed)
         second = duplicate[0].result(timeout=REQUEST_TIMEOUT)
         pool.shutdown()
-        log = _all_log_entries(http, campaign_id, headers)
+        log = all_log_entries(http, campaign_id, headers)
 
     assert first.status_code == 201, first.text
     if committed_engine.dialect.name == "postgresql":
@@ -355,7 +303,7 @@ def test_a_request_that_dies_after_taking_its_key_leaves_it_free(
 ) -> None:
     """Nothing of a failed request's claim survives its transaction: the retry rolls at once."""
     with TestClient(app) as http:
-        headers, campaign_id = _register_gm_and_campaign(http, "Prince Lodin")
+        headers, campaign_id = register_gm_and_campaign(http, "Prince Lodin")
     url = f"{API}/campaigns/{campaign_id}/rolls"
     keyed = {**headers, "Idempotency-Key": f"dies-{uuid.uuid4().hex}"}
     lock_campaign = rolls_router.get_campaign_access
@@ -373,65 +321,10 @@ def test_a_request_that_dies_after_taking_its_key_leaves_it_free(
         retry = http.post(url, json=ROLL, headers=keyed)
         assert retry.status_code == 201, retry.text
         assert "idempotent-replayed" not in retry.headers
-        _assert_gap_free_and_verified(http, campaign_id, headers, rolls=1)
+        assert_gap_free_and_verified(http, campaign_id, headers, rolls=1)
 
 
 # --- several server processes on one database ---------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _start_server(port: int, database_url: str, log: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "WARNING"}
-    env.pop("TEST_DATABASE_URL", None)
-    with log.open("wb") as output:
-        return subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "app.main:app",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--log-level",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-
-
-def _wait_healthy(base_url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + SERVER_START_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"{base_url} exited with {process.returncode}: {log.read_text()}")
-        try:
-            if httpx.get(f"{base_url}{API}/health", timeout=2.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise AssertionError(f"{base_url} never became healthy: {log.read_text()}")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
 
 
 def test_FAIR_5_four_server_processes_rolling_into_one_campaign(
@@ -443,14 +336,14 @@ def test_FAIR_5_four_server_processes_rolling_into_one_campaign(
     try:
         base_urls = []
         for log in logs:
-            port = _free_port()
-            processes.append(_start_server(port, database_url, log))
+            port = free_port()
+            processes.append(start_server(port, database_url, log))
             base_urls.append(f"http://127.0.0.1:{port}")
         for base_url, process, log in zip(base_urls, processes, logs, strict=True):
-            _wait_healthy(base_url, process, log)
+            wait_healthy(base_url, process, log)
 
         with httpx.Client(base_url=base_urls[0], timeout=REQUEST_TIMEOUT) as http:
-            headers, campaign_id = _register_gm_and_campaign(http, "Archon Ventrue")
+            headers, campaign_id = register_gm_and_campaign(http, "Archon Ventrue")
         start = threading.Barrier(servers * clients_each, timeout=REQUEST_TIMEOUT)
 
         def roller(base_url: str) -> list[Outcome]:
@@ -478,7 +371,7 @@ def test_FAIR_5_four_server_processes_rolling_into_one_campaign(
         _assert_roll_seqs(outcomes, total)
         # Read back through another process than the one that created the campaign.
         with httpx.Client(base_url=base_urls[-1], timeout=REQUEST_TIMEOUT) as http:
-            _assert_gap_free_and_verified(http, campaign_id, headers, total)
+            assert_gap_free_and_verified(http, campaign_id, headers, total)
     finally:
         for process in processes:
-            _stop(process)
+            stop(process)
