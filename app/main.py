@@ -16,9 +16,10 @@ from fastapi.openapi.utils import get_openapi
 
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.problems import Problem, index_rule_documents, install_problem_handlers
+from app.core.rate_limits import Limits, RateLimitMiddleware, document_rate_limits, make_storage
 from app.core.request_guard import RequestGuardMiddleware
 from app.core.security_headers import SecurityHeadersMiddleware
-from app.core.settings import get_settings
+from app.core.settings import Settings, get_settings
 from app.engine.registry import DEFAULT_REGISTRY, Registry
 from app.routers import (
     campaigns,
@@ -123,9 +124,9 @@ def _router(module: ModuleType, registry: Registry) -> APIRouter:
     return router
 
 
-def create_app(registry: Registry | None = None) -> FastAPI:
+def create_app(registry: Registry | None = None, settings: Settings | None = None) -> FastAPI:
     """The API for a registry of rulesets (by default the service's own list, RULESETS)."""
-    settings = get_settings()
+    settings = settings or get_settings()
     configure_logging(settings.log_level)
     registry = registry or DEFAULT_REGISTRY
     app = FastAPI(
@@ -154,6 +155,18 @@ def create_app(registry: Registry | None = None) -> FastAPI:
         max_body_bytes=settings.max_body_bytes,
         max_json_depth=settings.max_json_depth,
     )
+    if settings.rate_limits_enabled:
+        app.add_middleware(
+            RateLimitMiddleware,
+            limits=Limits.from_text(
+                writes=settings.rate_limit_writes,
+                expensive_reads=settings.rate_limit_expensive_reads,
+                registrations=settings.rate_limit_registrations,
+                failed_auth=settings.rate_limit_failed_auth,
+            ),
+            storage=make_storage(settings.redis_url),
+            api_prefix=API_PREFIX,
+        )
     app.add_middleware(SecurityHeadersMiddleware, api_prefix=API_PREFIX)
     app.add_middleware(RequestLogMiddleware)
 
@@ -171,6 +184,11 @@ def create_app(registry: Registry | None = None) -> FastAPI:
             components = schema.setdefault("components", {}).setdefault("schemas", {})
             components.update(problem.pop("$defs", {}))
             components["Problem"] = problem
+            from app.core.openapi_links import add_links  # links: which response feeds which call
+
+            add_links(schema)
+            if settings.rate_limits_enabled:
+                document_rate_limits(schema)
             app.openapi_schema = schema
         return app.openapi_schema
 

@@ -57,7 +57,7 @@ def build_request(
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + payload
 
 
-async def _exchange(
+async def exchange(
     reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes
 ) -> tuple[int, bytes]:
     writer.write(request)
@@ -87,7 +87,7 @@ async def _client(
             now = time.perf_counter()
             if now >= end:
                 return
-            status, _ = await _exchange(reader, writer, make_request(client_index))
+            status, _ = await exchange(reader, writer, make_request(client_index))
             done = time.perf_counter()
             if now >= warmup_end and done <= end:
                 result.requests += 1
@@ -134,7 +134,7 @@ def run_load(
 async def _one(host: str, port: int, request: bytes) -> tuple[int, bytes]:
     reader, writer = await asyncio.open_connection(host, port)
     try:
-        return await _exchange(reader, writer, request)
+        return await exchange(reader, writer, request)
     finally:
         writer.close()
 

@@ -14,13 +14,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+# The suite sends hundreds of requests a second from one address and key: rate limits are
+# tested on apps of their own (tests/api/test_rate_limits.py), and server processes the
+# suite starts inherit this.
+os.environ["RATE_LIMITS_ENABLED"] = "false"
+
 from alembic import command
 from alembic.config import Config
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 from sqlmodel import Session
 
-from app.core.database import create_db_engine, get_db
+from app.core.database import create_db_engine, get_db, get_read_only_db
 from app.main import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,8 +83,9 @@ def session(db_engine: Engine) -> Iterator[Session]:
         connection.close()
 
 
-@pytest.fixture
-def client(session: Session) -> Iterator[TestClient]:
+def serve_from(api: FastAPI, session: Session) -> None:
+    """Every request of `api` (writes, reads, long reads) uses the test's session."""
+
     def request_session() -> Iterator[Session]:
         # Like production, a failed request leaves nothing pending for the next one.
         try:
@@ -86,12 +94,19 @@ def client(session: Session) -> Iterator[TestClient]:
             session.rollback()
             raise
 
-    app.dependency_overrides[get_db] = request_session
+    api.dependency_overrides[get_db] = request_session
+    api.dependency_overrides[get_read_only_db] = request_session
+
+
+@pytest.fixture
+def client(session: Session) -> Iterator[TestClient]:
+    serve_from(app, session)
     try:
         with TestClient(app) as test_client:
             yield test_client
     finally:
         app.dependency_overrides.pop(get_db, None)
+        app.dependency_overrides.pop(get_read_only_db, None)
 
 
 @dataclass

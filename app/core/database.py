@@ -91,3 +91,24 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
 
 
 SessionDep = Annotated[Session, Depends(get_db)]
+
+
+def read_only_engine() -> Engine:
+    """The pool's connections, their transactions READ ONLY on PostgreSQL (on SQLite, WAL
+    readers never block the writer)."""
+    return get_engine().execution_options(postgresql_readonly=True)
+
+
+async def get_read_only_db() -> AsyncIterator[Session]:
+    """A session for long reads (verification, export), used from their own threads."""
+    session = Session(read_only_engine(), expire_on_commit=False)
+    try:
+        yield session
+    finally:
+        if session.in_transaction():
+            await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
+        else:
+            session.close()
+
+
+ReadOnlySessionDep = Annotated[Session, Depends(get_read_only_db)]

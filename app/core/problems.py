@@ -93,6 +93,11 @@ class Unprocessable(ProblemError):
     status, title = 422, "Unprocessable Content"
 
 
+class TooManyRequests(ProblemError):
+    status, title = 429, "Too Many Requests"
+    type = "urn:nocturne:problem:rate-limited"
+
+
 class ServiceUnavailable(ProblemError):
     status, title = 503, "Service Unavailable"
 
@@ -277,6 +282,7 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         409: "Refused by a rule or by the current state",
         410: "No longer usable (a revoked, used-up or expired invitation)",
         422: "Invalid input; `errors` lists the offending fields",
+        429: "Over a rate limit; retry after `Retry-After` seconds",
         503: "The database is unreachable",
     }
     schema = {"$ref": "#/components/schemas/Problem"}

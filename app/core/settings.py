@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Annotated
 
+from limits import parse
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
@@ -36,6 +37,42 @@ class Settings(BaseSettings):
     max_json_depth: int = Field(
         default=32, ge=4, le=200, description="deepest nesting of JSON arrays and objects (422)"
     )
+    heavy_read_threads: int = Field(
+        default=2, ge=1, le=32, description="threads per worker for log verification and export"
+    )
+    heavy_reads_per_user: int = Field(
+        default=1, ge=1, le=32, description="verifications and exports one user may run at once"
+    )
+    rate_limits_enabled: bool = Field(default=True, description="count and enforce the limits")
+    redis_url: str | None = Field(
+        default=None,
+        description="redis://host:port/db: rate-limit counters shared by every worker and "
+        "server (in each process's memory when unset)",
+    )
+    rate_limit_writes: str = Field(
+        default="120/minute", description="POST, PUT, PATCH, DELETE per API key"
+    )
+    rate_limit_expensive_reads: str = Field(
+        default="30/minute", description="log verification and export per API key"
+    )
+    rate_limit_registrations: str = Field(
+        default="30/hour", description="POST /users per client address"
+    )
+    rate_limit_failed_auth: str = Field(
+        default="30/minute", description="requests answered 401 per client address"
+    )
+
+    @field_validator(
+        "rate_limit_writes",
+        "rate_limit_expensive_reads",
+        "rate_limit_registrations",
+        "rate_limit_failed_auth",
+    )
+    @classmethod
+    def _parses_as_a_limit(cls, value: str) -> str:
+        # Refuse a typo at start-up rather than on the first request it would limit.
+        parse(value)
+        return value
 
     @field_validator("cors_origins", mode="before")
     @classmethod

@@ -2,23 +2,26 @@
 
 import json
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Response
 from fastapi.responses import StreamingResponse
+from sqlmodel import Session
 
-from app.core.database import SessionDep
+from app.core.database import ReadOnlySessionDep, SessionDep
 from app.core.problems import Unprocessable, problem_responses
 from app.core.security import CurrentUser
 from app.engine.bodies import MAX_SEQ
 from app.engine.registry import Registry
+from app.models import Campaign, User
 from app.models.entries import DisclosureCreate, VerifyPublic
 from app.models.typed import api_models
 from app.routers.common import AcceptLanguage, Limit, SessionRoute, negotiate_language
+from app.services import heavy_reads
 from app.services import held as held_service
 from app.services import log as log_service
-from app.services.access import get_campaign_access, readable_access
+from app.services.access import MemberAccess, get_campaign_access, readable_access
 from app.services.disclosure import MAX_DISCLOSED, disclose
 from app.services.idempotency import IdempotencyDep, run_idempotent
 from app.services.views import export_view, public_view, roll_view
@@ -73,14 +76,28 @@ def build(registry: Registry) -> APIRouter:
         "/verify",
         response_model=VerifyPublic,
         operation_id="log-verify",
-        responses=problem_responses(401, 404, 422),
+        responses=problem_responses(401, 404, 422, 429),
     )
-    def verify_log(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -> VerifyPublic:
+    async def verify_log(
+        session: ReadOnlySessionDep, user: CurrentUser, campaign_id: uuid.UUID
+    ) -> VerifyPublic:
         """Verify the whole log: hashes, seq, epochs, re-derived draws, every roll replayed
         with the rules version that made it."""
-        access = readable_access(session, campaign_id, user)
-        report = log_service.verify_campaign(session, access.campaign, registry)
-        return VerifyPublic.model_validate(report.as_dict())
+        with heavy_reads.slots.hold(user.id):
+            return await heavy_reads.run(lambda: verified(session, user, campaign_id))
+
+    def verified(session: Session, user: User, campaign_id: uuid.UUID) -> VerifyPublic:
+        try:
+            campaign = readable_access(session, campaign_id, user).campaign
+            head = (campaign.id, campaign.last_seq, campaign.last_hash)
+            report: VerifyPublic | None = heavy_reads.reports.get(head)
+            if report is None:
+                found = log_service.verify_campaign(session, campaign, registry)
+                report = VerifyPublic.model_validate(found.as_dict())
+                heavy_reads.reports.put(head, report)
+            return report
+        finally:
+            heavy_reads.end_reads(session)
 
     @router.get(
         "/export",
@@ -97,23 +114,34 @@ def build(registry: Registry) -> APIRouter:
                     }
                 },
             },
-            **problem_responses(401, 404, 422),
+            **problem_responses(401, 404, 422, 429),
         },
     )
-    def export_log(
-        session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID
+    async def export_log(
+        session: ReadOnlySessionDep, user: CurrentUser, campaign_id: uuid.UUID
     ) -> StreamingResponse:
         """Export the log as NDJSON for offline verification with nocturne-verify."""
-        access = readable_access(session, campaign_id, user)
+        heavy_reads.slots.take(user.id)
+        try:
+            access = await heavy_reads.run(lambda: opened_for_export(session, user, campaign_id))
+        except BaseException:
+            heavy_reads.slots.give_back(user.id)
+            raise
         campaign = access.campaign
         # Up to the head read with the campaign: the export ends exactly on its Log-Head.
-        entries = list(log_service.iter_entries(session, campaign, through_seq=campaign.last_seq))
-        access.disclosed()  # read now: the lines are written after the session is released
+        entries = log_service.iter_entries(session, campaign, through_seq=campaign.last_seq)
+        rendered = (
+            json.dumps(export_view(entry, access), ensure_ascii=False, separators=(",", ":"))
+            for entry in entries
+        )
 
-        def lines() -> Iterator[bytes]:
-            for entry in entries:
-                view = export_view(entry, access)
-                yield json.dumps(view, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        async def lines() -> AsyncIterator[bytes]:
+            try:
+                async for batch in heavy_reads.iterate(rendered):
+                    yield "\n".join(batch).encode() + b"\n"
+            finally:
+                heavy_reads.slots.give_back(user.id)
+                await heavy_reads.run(lambda: heavy_reads.end_reads(session))
 
         filename = f"nocturne-{campaign_id}.ndjson"
         head = f"{campaign.last_seq}:{campaign.last_hash}"
@@ -126,6 +154,13 @@ def build(registry: Registry) -> APIRouter:
                 HEAD_HEADER: head,
             },
         )
+
+    def opened_for_export(
+        session: Session, user: User, campaign_id: uuid.UUID
+    ) -> MemberAccess[Campaign]:
+        access = readable_access(session, campaign_id, user)
+        access.disclosed()  # read now, with the campaign
+        return access
 
     @router.post(
         "/disclosures",

@@ -13,12 +13,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from app.core.database import get_db
 from app.engine.audit import verify_log
 from app.engine.registry import Registry
 from app.engine.rulesets import RULESETS
 from app.main import create_app
-from tests.conftest import API, Caller, assert_problem
+from tests.conftest import API, Caller, assert_problem, serve_from
 from tests.toy import coin
 
 REGISTRY = Registry([*RULESETS, coin.RULESET])
@@ -29,14 +28,7 @@ FIXED = Registry([*RULESETS, dataclasses.replace(coin.RULESET, version=2)])
 def client_for(session: Session, registry: Registry) -> TestClient:
     app = create_app(registry)
 
-    def request_session() -> Iterator[Session]:
-        try:
-            yield session
-        except Exception:
-            session.rollback()
-            raise
-
-    app.dependency_overrides[get_db] = request_session
+    serve_from(app, session)
     return TestClient(app)
 
 
