@@ -15,6 +15,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 
 from app.core.logging import RequestLogMiddleware, configure_logging
+from app.core.openapi_links import add_links
 from app.core.problems import Problem, index_rule_documents, install_problem_handlers
 from app.core.rate_limits import Limits, RateLimitMiddleware, document_rate_limits, make_storage
 from app.core.request_guard import RequestGuardMiddleware
@@ -184,9 +185,7 @@ def create_app(registry: Registry | None = None, settings: Settings | None = Non
             components = schema.setdefault("components", {}).setdefault("schemas", {})
             components.update(problem.pop("$defs", {}))
             components["Problem"] = problem
-            from app.core.openapi_links import add_links  # links: which response feeds which call
-
-            add_links(schema)
+            add_links(schema)  # which response feeds which call (stateful clients, fuzzing)
             if settings.rate_limits_enabled:
                 document_rate_limits(schema)
             app.openapi_schema = schema
