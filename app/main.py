@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from types import ModuleType
@@ -60,6 +61,11 @@ def tune_garbage_collector() -> None:
     # A request allocates thousands of objects that die with it; collecting the young
     # generation every 700 allocations (the default) cost 5-8% of an audited roll's CPU.
     gc.set_threshold(10_000, *gc.get_threshold()[1:])
+    # A log verification holds the GIL for long stretches in its own thread; a roll's thread
+    # waits for it at each database round trip, up to the switch interval each time (5 ms by
+    # default). A shorter interval keeps rolls quick while a long log is verified (see
+    # BENCHMARKS.md).
+    sys.setswitchinterval(0.0005)
 
 
 @asynccontextmanager
