@@ -53,9 +53,9 @@ class Model(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    def dump(self) -> dict[str, Any]:
+    def dump(self, exclude: set[str] | None = None) -> dict[str, Any]:
         """The JSON the log stores."""
-        return self.model_dump(mode="json", exclude_unset=True)
+        return self.model_dump(mode="json", exclude_unset=True, exclude=exclude)
 
 
 class TableOptions(Model):
@@ -154,6 +154,24 @@ class FollowUpRecord(Model):
     kind: str
     character_id: str | None
     result: dict[str, JsonValue]
+
+
+class Settling(Model):
+    """A follow-up as the entry it follows reads it to know where it finally stands: the
+    follow-up, and what followed it in turn (the GM's ruling on an invocation)."""
+
+    seq: int
+    kind: str
+    result: dict[str, JsonValue]
+    follow_ups: list[FollowUpRecord] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Settled:
+    """Where an entry stands once its follow-ups are counted, and the entry that settled it."""
+
+    outcome: Outcome
+    by: int
 
 
 class Table(Protocol):
@@ -344,6 +362,9 @@ class RollKind(Generic[BodyT, RequestT, ResultT]):
     # The roller's own choices, which spend its resources (path, rule): a GM's roll request
     # may not make them for the player who answers (VAM-21's Willpower, FAB-90's talents).
     roller_decides: tuple[tuple[str, str], ...] = ()
+    # Where an entry stands after its follow-ups (a Talisman's ruling, a Joker's reroll), for
+    # views only: the hashed entry never changes.
+    settle: Callable[[Sequence[Settling]], Settled | None] | None = None
     # Those of its `other_side` paths the roll itself asks that side for (FAB-62's defense
     # waits for an answer; FAB-34's Absorb waits as pending states): left out, the roll asks.
     asks_other_side: frozenset[str] = frozenset()

@@ -29,6 +29,14 @@ class FollowUpPublic(BaseModel):
     status: str | None = Field(description="e.g. pending, sincere, applied, refused")
 
 
+class FinalPublic(BaseModel):
+    """Where an entry finally stands, and which follow-up settled it."""
+
+    code: str
+    label: str
+    by: int = Field(description="seq of the entry that settled it")
+
+
 class OutcomePublic(BaseModel):
     """What the entry's outcome reads as: a stable code and its label in your language."""
 
@@ -103,6 +111,12 @@ class EntryBase(BaseModel):
         default_factory=list,
         description="derived for the API, not part of the hashed entry: the entries that "
         "follow this one up, with their status (e.g. a Talisman invocation pending a ruling)",
+    )
+    final: FinalPublic | None = Field(
+        default=None,
+        description="derived for the API, not hashed: where the entry finally stands once "
+        "its follow-ups count (a Talisman's ruling, an Effleurement, a Joker's reroll), and "
+        "the entry that settled it; absent or null while nothing changed it",
     )
 
 

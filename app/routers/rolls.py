@@ -110,7 +110,8 @@ def build(registry: Registry) -> APIRouter:
         """Return one roll entry, redacted if the caller may not see it."""
         access = get_campaign_access(session, campaign_id, user)
         entry = log_service.get_roll(session, access, registry, seq)
-        view = public_view(entry, access, registry, negotiate_language(accept_language))
-        return annotate_follow_ups(session, access, [view])[0]
+        language = negotiate_language(accept_language)
+        view = public_view(entry, access, registry, language)
+        return annotate_follow_ups(session, access, [view], registry, language)[0]
 
     return router

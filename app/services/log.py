@@ -616,9 +616,9 @@ def list_entries(
                 continue
             views.append(public_view(row, access, registry, language))
             if len(views) == limit:
-                return annotate_follow_ups(session, access, views), cursor
+                return annotate_follow_ups(session, access, views, registry, language), cursor
         if len(rows) < PAGE_FETCH:
-            return annotate_follow_ups(session, access, views), None
+            return annotate_follow_ups(session, access, views, registry, language), None
 
 
 def get_roll(session: Session, access: CampaignAccess, registry: Registry, seq: int) -> LogEntry:

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from sqlmodel import Session, col, select
 
 from app.engine.audit import canonical_json, redact
-from app.engine.contract import Language
+from app.engine.contract import FollowUpRecord, Language, Settling
 from app.engine.errors import EngineError
 from app.engine.hidden import has_commitment, open_commitments
 from app.engine.registry import Registry
@@ -174,13 +174,19 @@ def roll_view(
 
 
 def annotate_follow_ups(
-    session: Session, access: CampaignAccess, views: list[dict[str, Any]]
+    session: Session,
+    access: CampaignAccess,
+    views: list[dict[str, Any]],
+    registry: Registry,
+    language: Language,
 ) -> list[dict[str, Any]]:
-    """Add to each visible entry the follow-ups it received and where each stands, and
-    whether the GM holds its effects (FAIR-21).
+    """Add to each visible entry the follow-ups it received and where each stands, where
+    the entry itself finally stands (`final`), and whether the GM holds its effects
+    (FAIR-21).
 
     Derived for the API only (never hashed, never exported): a Talisman invocation shows
-    `pending` until the GM's ruling follows it, then the ruling's status.
+    `pending` until the GM's ruling follows it, then the ruling's status; an action shows
+    the tier its Talisman, Effleurement or Joker settled it on.
     """
     seqs = [view["seq"] for view in views if not view.get("redacted")]
     if not seqs:
@@ -192,6 +198,25 @@ def annotate_follow_ups(
     latest_status = {
         row.follows: row.result.get("status") for row in nested if can_see(row, access)
     }
+    nested_by_parent: dict[int, list[FollowUpRecord]] = {}
+    for row in nested:
+        if can_see(row, access) and row.follows is not None:
+            nested_by_parent.setdefault(row.follows, []).append(
+                FollowUpRecord(
+                    seq=row.seq, kind=row.kind, character_id=row.character_id, result=row.result
+                )
+            )
+    settling: dict[int, list[Settling]] = {}
+    for row in direct:
+        if can_see(row, access) and row.follows is not None:
+            settling.setdefault(row.follows, []).append(
+                Settling(
+                    seq=row.seq,
+                    kind=row.kind,
+                    result=row.result,
+                    follow_ups=nested_by_parent.get(row.seq, []),
+                )
+            )
     by_parent: dict[int, list[dict[str, Any]]] = {}
     for row in direct:
         item: dict[str, Any] = {"seq": row.seq, "kind": row.kind, "status": None}
@@ -212,7 +237,30 @@ def annotate_follow_ups(
         if not view.get("redacted"):
             view["follow_ups"] = by_parent.get(view["seq"], [])
             view["effects_held"] = view["seq"] in held
+            final = final_of(view, settling.get(view["seq"], []), registry, language)
+            if final is not None:
+                view["final"] = final
     return views
+
+
+def final_of(
+    view: dict[str, Any], follow_ups: list[Settling], registry: Registry, language: Language
+) -> dict[str, Any] | None:
+    """Where the entry finally stands once its follow-ups are counted, or None when none
+    changed it: its outcome's code and label, and the entry that settled it."""
+    if not follow_ups:
+        return None
+    try:
+        rules = registry.for_entry(view)
+    except EngineError:
+        return None
+    settle = rules.kind.settle
+    settled = settle(follow_ups) if settle is not None else None
+    if settled is None:
+        return None
+    label = rules.ruleset.labels.get(settled.outcome.group, {}).get(settled.outcome.code)
+    text = label.text(language) if label else settled.outcome.code
+    return {"code": settled.outcome.code, "label": text, "by": settled.by}
 
 
 def _follow_up_rows(session: Session, access: CampaignAccess, seqs: list[int]) -> list[LogEntry]:

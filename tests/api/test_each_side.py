@@ -261,7 +261,6 @@ def test_JDR_30_a_player_attacks_another_players_character_and_the_wound_lands_o
             "kind": "jdr.attack",
             "attacker_id": mina["id"],
             "target_id": jonathan["id"],
-            "weapon": {"name": "poings"},
         },
     )
     assert entry["effects"], entry["result"]

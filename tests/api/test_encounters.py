@@ -313,9 +313,9 @@ def test_jdr_express_full_fight(client, gm, player, other_player, outsider, forc
     forced_dice.push(3, 3)
     entry = acted(client, encounter, player, mihail, "jdr.action", **prayer)["entry"]
     assert (entry["result"]["talent_bonus"], entry["result"]["total"]) == (2, 11)
-    # Mihail's stake: 6+5 + 2 = 13 against Strigoi's Defense 6: margin 7, serious.
+    # Mihail's fists: 6+5 + 2 = 13 against Strigoi's Defense 6: margin 7, serious.
     forced_dice.push(6, 5)
-    stake = {"attacker_id": mihail["id"], "target_id": strigoi["id"], "weapon": {"name": "pieu"}}
+    stake = {"attacker_id": mihail["id"], "target_id": strigoi["id"]}
     hit = acted(client, encounter, player, mihail, "jdr.attack", **stake)
     assert hit["entry"]["result"]["severity"] == "serious"
     assert [w["severity"] for w in sheet(client, strigoi, gm)["wounds"]] == ["serious"]

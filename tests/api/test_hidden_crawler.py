@@ -419,7 +419,6 @@ def test_FAIR_18_21_jdr_dracula_npc_secrets_reach_no_player(
             "kind": "jdr.attack",
             "attacker_id": mihail["id"],
             "target_id": npc["id"],
-            "weapon": {"name": "pieu"},
         },
     )
     # Holy water on it (JDR-35): it is a vampire.
@@ -444,7 +443,6 @@ def test_FAIR_18_21_jdr_dracula_npc_secrets_reach_no_player(
             "kind": "jdr.attack",
             "attacker_id": mihail["id"],
             "target_id": npc["id"],
-            "weapon": {"name": "dague"},
             "visibility": "self",
         },
     )
@@ -505,7 +503,6 @@ def test_FAIR_18_21_jdr_dracula_npc_secrets_reach_no_player(
         kind="jdr.attack",
         attacker_id=mihail["id"],
         target_id=npc["id"],
-        weapon={"name": "sabre"},
     )
     table.end(encounter)
 

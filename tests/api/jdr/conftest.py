@@ -37,9 +37,13 @@ def penhaligon(cthulhu, player, make_character):
     return make_character(cthulhu, player, name="Dr. Penhaligon")
 
 
+# JDR-32/36/37 (corrected): what Jonathan carries, from the Dracula setting's weapons.
+HUNTER_WEAPONS = ["cavalry_sabre", "lumberjack_axe", "ash_stake", "silver_blade"]
+
+
 @pytest.fixture
 def hunter(dracula, player, make_character):
-    """Jonathan: physique 3, a believer with a sacred object."""
+    """Jonathan: physique 3, a believer with a sacred object, armed from the catalog."""
     return make_character(
         dracula,
         player,
@@ -48,6 +52,7 @@ def hunter(dracula, player, make_character):
             "traits": {"mental": 2, "physique": 3, "social": 1},
             "faith": "believer",
             "sacred_object": "crucifix de l'aubergiste",
+            "weapons": [{"id": weapon} for weapon in HUNTER_WEAPONS],
         },
     )
 

@@ -28,17 +28,17 @@ JDR_KINDS = {
     "jdr.sacrifice",
     "jdr.penance",
     "jdr.medical_care",
+    "jdr.mark",
 }
 
 
-def attack_body(attacker, target, weapon: dict[str, Any] | None = None, **extra: Any):
-    return {
-        "kind": "jdr.attack",
-        "attacker_id": attacker["id"],
-        "target_id": target["id"],
-        "weapon": weapon or {"name": "poings"},
-        **extra,
-    }
+def attack_body(attacker, target, weapon: str | dict[str, Any] | None = None, **extra: Any):
+    """An attack with a weapon the attacker's sheet lists (its catalog id), the GM's
+    improvised one (a dict of values), or bare hands (None)."""
+    body = {"kind": "jdr.attack", "attacker_id": attacker["id"], "target_id": target["id"]}
+    if weapon is not None:
+        body["weapon"] = weapon
+    return {**body, **extra}
 
 
 def attack(client, campaign, caller, attacker, target, weapon=None, **extra: Any):

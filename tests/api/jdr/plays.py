@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.api.helpers import post_roll
+from tests.conftest import API
 
 DRACULA = "jdr-express-dracula"
 CTHULHU = "jdr-express-cthulhu"
@@ -24,6 +25,34 @@ def acted(client, campaign, caller, character, trait: str = "mental", **extra: A
     response = act(client, campaign, caller, character, trait, **extra)
     assert response.status_code == 201, response.text
     return response.json()
+
+
+def protection_roll(client, campaign, gm, player, character, trait="mental", **context: Any):
+    """JDR-24 (corrected): the GM marks a protection roll (a roll request that sets
+    `context.protection`); the player answers it with their own dice."""
+    asked = client.post(
+        f"{API}/campaigns/{campaign['id']}/roll-requests",
+        json={
+            "kind": "jdr.action",
+            "character_ids": [character["id"]],
+            "values": {"context.protection": True},
+        },
+        headers=gm.headers,
+    )
+    assert asked.status_code == 201, asked.text
+    body = {
+        "kind": "jdr.action",
+        "character_id": character["id"],
+        "trait": trait,
+        "context": {"protection": True, **context},
+    }
+    answered = client.post(
+        f"{API}/campaigns/{campaign['id']}/rolls?request_id={asked.json()['id']}",
+        json=body,
+        headers=player.headers,
+    )
+    assert answered.status_code == 201, answered.text
+    return answered.json()
 
 
 def follow(client, campaign, caller, kind: str, follows: int, **extra: Any):

@@ -17,6 +17,7 @@ from tests.api.helpers import (
     post_roll,
     sheet_of,
 )
+from tests.api.jdr.fights import attack_body
 from tests.api.jdr.plays import (
     MIHAIL_WORDS,
     act,
@@ -191,10 +192,29 @@ def test_JDR_13_difficulty_reads_success_on_the_total(
     forced_dice.push(4, 5)  # 12
     result = acted(client, cthulhu, player, penhaligon, difficulty=12)["result"]
     assert result["total"] == 12 and result["difficulty"] == 12 and result["success"] is True
+    assert result["label"] == "Réussite" and "tier" not in result
     forced_dice.push(4, 4)  # 11
-    result = acted(client, cthulhu, player, penhaligon, difficulty=12)["result"]
+    entry = acted(client, cthulhu, player, penhaligon, difficulty=12)
+    result = entry["result"]
     assert result["total"] == 11 and result["success"] is False
-    assert result["tier"] == "success"  # tiers are still read, the difficulty decides
+    # JDR-13 (corrected): pass or fail, never a tier (11 would read « Succès complet »).
+    assert "tier" not in result and result["label"] == "Échec"
+    assert entry["outcome"] == {"code": "failure", "label": "Failure"}
+
+
+def test_JDR_13_talisman_and_effleurement_are_refused_on_a_difficulty_roll(
+    client, gm, player, dracula, cthulhu, mihail, penhaligon, forced_dice
+):
+    new_session(client, dracula, gm)
+    forced_dice.push(3, 4)  # 7 + mental 3 = 10: a partial success without the difficulty
+    action = acted(client, dracula, player, mihail, difficulty=12, context={"supernatural": True})
+    refused = follow(client, dracula, player, "jdr.talisman", action["seq"], words=MIHAIL_WORDS)
+    assert_refused(refused, "JDR-13")
+    new_session(client, cthulhu, gm)
+    forced_dice.push(3, 4)
+    action = acted(client, cthulhu, player, penhaligon, difficulty=9, context={"domain": "occult"})
+    refused = follow(client, cthulhu, player, "jdr.effleurement", action["seq"], mark="un tic")
+    assert_refused(refused, "JDR-13")
 
 
 def test_JDR_13_total_of_five_or_less_fails_critically_whatever_the_difficulty(
@@ -202,9 +222,10 @@ def test_JDR_13_total_of_five_or_less_fails_critically_whatever_the_difficulty(
 ):
     new_session(client, cthulhu, gm)
     forced_dice.push(1, 1)  # 2 + mental 3 = 5
-    result = acted(client, cthulhu, player, penhaligon, difficulty=4)["result"]
-    assert result["total"] == 5 and result["tier"] == "critical_failure"
-    assert result["success"] is False
+    entry = acted(client, cthulhu, player, penhaligon, difficulty=4)
+    result = entry["result"]
+    assert result["total"] == 5 and result["label"] == "Échec critique"
+    assert result["success"] is False and entry["outcome"]["code"] == "critical_failure"
 
 
 def test_JDR_13_without_difficulty_there_is_no_success_flag(
@@ -395,7 +416,39 @@ def test_JDR_33_serious_wound_from_an_attack_burdens_the_target_until_care(
     assert severities == ["critical", "light", "serious"]
     forced_dice.push(5, 5, 5)
     result = acted(client, cthulhu, player, penhaligon)["result"]
-    assert result["auto_disadvantage"] == ["serious_wound"] and len(result["dice"]) == 3
-    gm_event(client, cthulhu, gm, "jdr.medical_care", penhaligon)
+    # JDR-33 (corrected): a critical wound burdens as a serious one does.
+    assert result["auto_disadvantage"] == ["serious_wound", "critical_wound"]
+    assert len(result["dice"]) == 3
+    care = gm_event(client, cthulhu, gm, "jdr.medical_care", penhaligon)
+    assert care.json()["result"]["cared"] == 2
     forced_dice.push(5, 5)
     assert acted(client, cthulhu, player, penhaligon)["result"]["auto_disadvantage"] == []
+    cared = sheet_of(client, player, penhaligon)["wounds"]
+    assert [(w["severity"], w["cared"]) for w in cared] == [
+        ("critical", True),
+        ("light", False),
+        ("serious", True),
+    ]
+
+
+def test_JDR_33_a_critical_wound_alone_burdens_until_care_and_its_loss_stays(
+    client, gm, player, dracula, hunter, brigand, forced_dice
+):
+    new_session(client, dracula, gm)
+    forced_dice.push(6, 6)  # 12 + physique 2 = 14 against Defense 6... + claws: margin 10
+    claws = {"name": "griffes", "bonus": 2}
+    hit = post_roll(client, dracula, gm, attack_body(brigand, hunter, claws)).json()
+    assert hit["result"]["severity"] == "critical"
+    assert hit["result"]["label"] == "Blessure critique"
+    assert hit["result"]["wound_effect"] == "lasting_loss"
+    # The GM records the lasting loss in the wound's note.
+    (wound,) = sheet_of(client, gm, hunter)["wounds"]
+    gm_patch(client, gm, hunter, {"wounds": [{**wound, "note": "griffes ; perd l'œil gauche"}]})
+    forced_dice.push(5, 5, 5)
+    result = acted(client, dracula, player, hunter, "physique")["result"]
+    assert result["auto_disadvantage"] == ["critical_wound"] and result["mode"] == "disadvantage"
+    gm_event(client, dracula, gm, "jdr.medical_care", hunter, "Van Helsing")
+    forced_dice.push(5, 5)
+    assert acted(client, dracula, player, hunter, "physique")["result"]["mode"] == "normal"
+    (cared,) = sheet_of(client, player, hunter)["wounds"]
+    assert cared["cared"] is True and cared["note"] == "griffes ; perd l'œil gauche"

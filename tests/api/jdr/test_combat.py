@@ -50,10 +50,10 @@ def test_JDR_30_attack_against_defense_and_margin(
     client, gm, player, dracula, hunter, brigand, forced_dice
 ):
     new_session(client, dracula, gm)
+    # JDR-32 (corrected): a weapon outside the sources' list is the GM's to add.
+    gm_patch(client, gm, hunter, {"custom_items": [{"name": "pistolet", "attack_bonus": 1}]})
     forced_dice.push(4, 5)
-    entry = attacked(
-        client, dracula, player, hunter, brigand, {"name": "pistolet", "bonus": 1}, read_as=gm
-    )
+    entry = attacked(client, dracula, player, hunter, brigand, "pistolet", read_as=gm)
     assert entry["kind"] == "jdr.attack" and entry["character_id"] == hunter["id"]
     assert [d["face"] for d in entry["draws"]] == [4, 5]
     result = entry["result"]
@@ -62,7 +62,9 @@ def test_JDR_30_attack_against_defense_and_margin(
     assert result["total"] == 9 + 3 + 1 == 13
     assert result["defense"] == 1 + 2 + 1 + 1 == 5
     assert result["margin"] == 8 and result["hit"] is True
-    assert result["severity"] == "serious" and result["label"] == "Blessure grave"
+    assert result["severity"] == "serious" and result["label"] == "Blessure sérieuse"
+    assert result["wound_effect"] == "disadvantage_until_care"  # JDR-33: it says what it does
+    assert entry["rules"] == "jdr-express@4"
     assert wounds(client, gm, brigand) == [
         {"severity": "serious", "note": "pistolet, marge 8", "cared": False}
     ]
@@ -126,15 +128,10 @@ def test_JDR_30_attack_rules_who_and_whom(
     assert_problem(attack(client, dracula, other_player, hunter, brigand), 403)
     assert_problem(attack(client, dracula, player, brigand, hunter), 403)
     assert_problem(attack(client, dracula, player, hunter, hunter), 422)
-    assert_problem(
-        post_roll(
-            client,
-            dracula,
-            player,
-            {"kind": "jdr.attack", "attacker_id": hunter["id"], "target_id": brigand["id"]},
-        ),
-        422,
-    )
+    # JDR-32 (corrected): a weapon the sheet does not list, or values the player declares.
+    assert_problem(attack(client, dracula, player, hunter, brigand, "fireman_axe"), 422, "carries")
+    improvised = {"name": "canne-épée", "bonus": 5, "damage_bonus": 5}
+    assert_problem(attack(client, dracula, player, hunter, brigand, improvised), 403, "GM")
     assert last_seq(client, dracula, gm) == before
     # The GM plays the NPC's attack.
     forced_dice.push(1, 1)
@@ -146,13 +143,18 @@ def test_JDR_32_damage_bonus_adds_steps_before_the_margin(
 ):
     new_session(client, dracula, gm)
     forced_dice.push(2, 2)
-    plain = attacked(client, dracula, player, hunter, brigand, {"name": "gourdin"}, read_as=gm)[
-        "result"
-    ]
+    plain = attacked(client, dracula, player, hunter, brigand, read_as=gm)["result"]
     assert plain["total"] == 7 and plain["margin"] == 2 and plain["damage_steps"] == 0
     forced_dice.push(2, 2)
-    sabre = {"name": "sabre de cavalerie", "damage_bonus": 1}
-    result = attacked(client, dracula, player, hunter, brigand, sabre, read_as=gm)["result"]
+    entry = attacked(client, dracula, player, hunter, brigand, "cavalry_sabre", read_as=gm)
+    assert entry["request"]["weapon"] == {
+        "name": "Sabre de cavalerie",
+        "item": "cavalry_sabre",
+        "bonus": 0,
+        "damage_bonus": 1,
+        "tags": [],
+    }
+    result = entry["result"]
     assert result["damage_steps"] == 1
     assert result["total"] == 4 + 3 + 1 == 8 and result["margin"] == 3
 
@@ -161,16 +163,37 @@ def test_JDR_32_cthulhu_rifle_adds_two_steps(
     client, gm, player, cthulhu, make_character, forced_dice
 ):
     investigator = make_character(
-        cthulhu, player, name="Carter", sheet={"traits": {"mental": 3, "physique": 2, "social": 1}}
+        cthulhu,
+        player,
+        name="Carter",
+        sheet={
+            "traits": {"mental": 3, "physique": 2, "social": 1},
+            "weapons": [{"id": "hunting_rifle"}, {"id": "fireman_axe"}],
+        },
     )
     cultist = npc(make_character, cthulhu, gm, "Cultiste", (1, 1, 1))
     new_session(client, cthulhu, gm)
     forced_dice.push(1, 2)
-    rifle = {"name": "fusil de chasse", "damage_bonus": 2}
-    result = attacked(client, cthulhu, player, investigator, cultist, rifle, read_as=gm)["result"]
+    result = attacked(
+        client,
+        cthulhu,
+        player,
+        investigator,
+        cultist,
+        "hunting_rifle",
+        short_range=True,
+        read_as=gm,
+    )["result"]
     assert result["damage_steps"] == 2 and result["creature_bonuses"] == []
     assert result["total"] == 3 + 2 + 2 == 7
     assert result["defense"] == 3 and result["margin"] == 4 and result["severity"] == "light"
+    # « fusil de chasse à courte portée »: farther, no step.
+    forced_dice.push(1, 2)
+    far = attacked(client, cthulhu, player, investigator, cultist, "hunting_rifle", read_as=gm)
+    assert far["result"]["damage_steps"] == 0 and far["result"]["total"] == 5
+    forced_dice.push(1, 2)
+    axe = attacked(client, cthulhu, player, investigator, cultist, "fireman_axe", read_as=gm)
+    assert axe["result"]["damage_steps"] == 2
 
 
 @pytest.mark.parametrize(
@@ -179,8 +202,8 @@ def test_JDR_32_cthulhu_rifle_adds_two_steps(
         ((1, 1), 0, None, "Raté"),
         ((1, 2), 1, "light", "Blessure légère"),
         ((3, 3), 4, "light", "Blessure légère"),
-        ((3, 4), 5, "serious", "Blessure grave"),
-        ((5, 6), 9, "serious", "Blessure grave"),
+        ((3, 4), 5, "serious", "Blessure sérieuse"),
+        ((5, 6), 9, "serious", "Blessure sérieuse"),
         ((6, 6), 10, "critical", "Blessure critique"),
     ],
 )
@@ -307,7 +330,7 @@ def test_JDR_35_FAIR_21_holy_water_does_nothing_to_the_living_or_other_creatures
         assert response.status_code == 201, response.text
         entry = response.json()
         assert entry["result"] == {"hit": False, "severity": "no_effect", "label": "Sans effet"}
-        assert entry["rules"] == "jdr-express@3"  # version 1 refused it
+        assert entry["rules"] == "jdr-express@4"  # version 1 refused it
         assert entry["effects"] == [] and entry["outcome"] == {
             "code": "no_effect",
             "label": "No effect",
@@ -330,7 +353,7 @@ def test_JDR_36_ash_stake_adds_one_against_the_undead_only(
 ):
     new_session(client, dracula, gm)
     ghoul = npc(make_character, dracula, gm, "Goule", (0, 3, 0), tags=["undead"])
-    stake = {"name": "pieu de frêne", "tags": ["ash_stake"]}
+    stake = "ash_stake"
     forced_dice.push(2, 2)
     result = attacked(client, dracula, player, hunter, ghoul, stake, read_as=gm)["result"]
     assert result["creature_bonuses"] == [{"rule": "JDR-36", "steps": 1}]
@@ -349,10 +372,15 @@ def test_JDR_36_staking_a_sleeping_vampire_with_a_success_destroys_it(
     client, gm, player, dracula, hunter, vampire, forced_dice
 ):
     new_session(client, dracula, gm)
-    stake = {"name": "pieu de frêne", "tags": ["ash_stake"]}
+    stake = "ash_stake"
     forced_dice.push(4, 3)  # 7 + physique 3 + 1 = 11: a success
     entry = attacked(client, dracula, player, hunter, vampire, stake, sleeping_target=True)
-    assert entry["result"]["total"] == 11 and entry["result"]["destroyed"] is True
+    result = entry["result"]
+    assert result["total"] == 11 and result["destroyed"] is True
+    # JDR-36 (corrected): asleep, it opposes no Defense; one outcome, in one word.
+    assert result["tier"] == "success" and result["defense"] is None and result["margin"] is None
+    assert result["label"] == "Cloué" and result["severity"] is None
+    assert entry["outcome"] == {"code": "destroyed", "label": "Nailed for good"}
     # FAIR-18: the player reads the NPC's change committed; the GM reads it whole.
     assert committed(entry["effects"][0]["after"])
     seen_by_gm = get_entry(client, dracula, gm, entry["seq"])["effects"]
@@ -377,17 +405,18 @@ def test_JDR_36_staking_a_sleeping_vampire_with_a_success_destroys_it(
     )
 
 
-def test_JDR_36_a_partial_success_on_a_sleeping_vampire_only_wounds_it(
+def test_JDR_36_less_than_a_success_on_a_sleeping_vampire_only_wakes_it(
     client, gm, player, dracula, hunter, vampire, forced_dice
 ):
     new_session(client, dracula, gm)
-    stake = {"name": "pieu de frêne", "tags": ["ash_stake"]}
     forced_dice.push(3, 3)  # 6 + 3 + 1 = 10: partial
-    entry = attacked(client, dracula, player, hunter, vampire, stake, sleeping_target=True)
-    assert entry["result"]["total"] == 10 and not entry["result"].get("destroyed")
-    assert entry["result"]["severity"] == "light"
+    entry = attacked(client, dracula, player, hunter, vampire, "ash_stake", sleeping_target=True)
+    result = entry["result"]
+    assert result["total"] == 10 and result["tier"] == "partial_success"
+    assert result["destroyed"] is False and result["hit"] is False and result["severity"] is None
+    assert result["label"] == "Réveillé, indemne" and entry["effects"] == []
     assert sheet_of(client, gm, vampire)["destroyed"] is False
-    assert len(wounds(client, gm, vampire)) == 1
+    assert wounds(client, gm, vampire) == []
 
 
 def test_JDR_36_only_an_ash_stake_in_a_sleeping_vampire_destroys(
@@ -395,9 +424,9 @@ def test_JDR_36_only_an_ash_stake_in_a_sleeping_vampire_destroys(
 ):
     new_session(client, dracula, gm)
     ghoul = npc(make_character, dracula, gm, "Goule", (0, 3, 0), tags=["undead"])
-    stake = {"name": "pieu de frêne", "tags": ["ash_stake"]}
+    stake = "ash_stake"
     forced_dice.push(5, 5)  # 10 + 3 + 1 = 14: a success, but an axe is no stake
-    axe = {"name": "hache de bûcheron", "damage_bonus": 1}
+    axe = "lumberjack_axe"
     entry = attacked(client, dracula, player, hunter, vampire, axe, sleeping_target=True)
     assert not entry["result"].get("destroyed") and entry["result"]["severity"] == "serious"
     forced_dice.push(6, 6)
@@ -410,25 +439,49 @@ def test_JDR_36_only_an_ash_stake_in_a_sleeping_vampire_destroys(
     assert sheet_of(client, gm, ghoul)["destroyed"] is False
 
 
-def test_JDR_37_silver_adds_one_against_creatures(
+def test_JDR_37_a_silver_blade_counts_twice_against_creatures(
     client, gm, player, dracula, hunter, brigand, vampire, make_character, forced_dice
 ):
     new_session(client, dracula, gm)
     wolf = npc(make_character, dracula, gm, "Loup-garou", (1, 4, 0), tags=["werewolf"])
-    silver = {"name": "dague d'argent", "tags": ["silver"]}
     forced_dice.push(2, 2)
-    result = attacked(client, dracula, player, hunter, wolf, silver, read_as=gm)["result"]
+    result = attacked(client, dracula, player, hunter, wolf, "silver_blade", read_as=gm)["result"]
+    # « Une lame d'argent vaut deux lames d'acier face aux créatures »: its +1, twice.
     assert result["creature_bonuses"] == [{"rule": "JDR-37", "steps": 1}]
-    assert result["total"] == 8 and result["margin"] == 8 - 5
-    forced_dice.push(2, 2)
-    result = attacked(client, dracula, player, hunter, brigand, silver, read_as=gm)["result"]
-    assert result["creature_bonuses"] == [] and result["total"] == 7
-    # Silver and ash together against a vampire: both apply.
-    forced_dice.push(2, 2)
-    both = {"name": "pieu ferré d'argent", "tags": ["ash_stake", "silver"]}
-    result = attacked(client, dracula, player, hunter, vampire, both, read_as=gm)["result"]
-    assert sorted(b["rule"] for b in result["creature_bonuses"]) == ["JDR-36", "JDR-37"]
     assert result["damage_steps"] == 2 and result["total"] == 4 + 3 + 2
+    assert result["margin"] == 9 - 5 and result["severity"] == "light"
+    assert wounds(client, gm, wolf)[0]["severity"] == "light"  # silver wounds a werewolf
+    forced_dice.push(2, 2)
+    result = attacked(client, dracula, player, hunter, brigand, "silver_blade", read_as=gm)
+    assert result["result"]["creature_bonuses"] == [] and result["result"]["total"] == 8
+    # The GM's silver-shod stake against a vampire: each bonus counts once.
+    both = {"name": "pieu ferré d'argent", "damage_bonus": 1, "tags": ["ash_stake", "silver"]}
+    gm_patch(client, gm, hunter, {"custom_items": [both]})
+    forced_dice.push(2, 2)
+    result = attacked(client, dracula, player, hunter, vampire, both["name"], read_as=gm)["result"]
+    assert sorted(b["rule"] for b in result["creature_bonuses"]) == ["JDR-36", "JDR-37"]
+    assert result["damage_steps"] == 1 + 1 + 1 and result["total"] == 4 + 3 + 3
+
+
+def test_JDR_37_only_silver_or_the_supernatural_wounds_a_werewolf(
+    client, gm, player, dracula, hunter, make_character, forced_dice
+):
+    new_session(client, dracula, gm)
+    wolf = npc(make_character, dracula, gm, "Loup-garou", (1, 4, 0), tags=["werewolf"])
+    forced_dice.push(6, 6)  # 12 + 3 + 1 = 16 against Defense 5: margin 11
+    entry = attacked(client, dracula, player, hunter, wolf, "cavalry_sabre", read_as=gm)
+    result = entry["result"]
+    assert result["hit"] is True and result["margin"] == 11 and result["severity"] is None
+    assert result["label"] == "Sans effet" and result["wound_effect"] == "only_silver"
+    assert entry["outcome"]["code"] == "no_effect"
+    assert entry["effects"] == [] and wounds(client, gm, wolf) == []
+    # What the GM records as supernatural wounds it.
+    relic = {"name": "épée bénie de saint Georges", "tags": ["supernatural"]}
+    gm_patch(client, gm, hunter, {"custom_items": [relic]})
+    forced_dice.push(6, 6)
+    result = attacked(client, dracula, player, hunter, wolf, relic["name"], read_as=gm)["result"]
+    assert result["severity"] == "critical" and result["wound_effect"] == "lasting_loss"
+    assert [w["severity"] for w in wounds(client, gm, wolf)] == ["critical"]
 
 
 def test_JDR_37_creature_weapons_belong_to_the_dracula_setting(
@@ -439,21 +492,22 @@ def test_JDR_37_creature_weapons_belong_to_the_dracula_setting(
     )
     deep_one = npc(make_character, cthulhu, gm, "Profond", (1, 3, 0), tags=["creature"])
     new_session(client, cthulhu, gm)
+    silver = {"name": "dague d'argent", "damage_bonus": 1, "tags": ["silver"]}
+    gm_patch(client, gm, investigator, {"custom_items": [silver]})
     forced_dice.push(2, 2)
-    silver = {"name": "dague d'argent", "tags": ["silver"]}
-    result = attacked(client, cthulhu, player, investigator, deep_one, silver, read_as=gm)["result"]
-    assert result["creature_bonuses"] == [] and result["total"] == 4 + 2
+    result = attacked(client, cthulhu, player, investigator, deep_one, silver["name"], read_as=gm)
+    assert result["result"]["creature_bonuses"] == [] and result["result"]["total"] == 4 + 2 + 1
 
 
 def test_JDR_38_gm_tags_a_creature_and_the_weapons_react(
     client, gm, player, dracula, hunter, brigand, forced_dice
 ):
     new_session(client, dracula, gm)
-    silver = {"name": "dague d'argent", "tags": ["silver"]}
+    silver = "silver_blade"
     forced_dice.push(2, 2)
     assert (
         attacked(client, dracula, player, hunter, brigand, silver, read_as=gm)["result"]["total"]
-        == 7
+        == 8
     )
     assert_problem(
         client.patch(
@@ -475,7 +529,7 @@ def test_JDR_38_gm_tags_a_creature_and_the_weapons_react(
     forced_dice.push(2, 2)
     result = attacked(client, dracula, player, hunter, brigand, silver, read_as=gm)["result"]
     assert result["creature_bonuses"] == [{"rule": "JDR-37", "steps": 1}]
-    assert result["total"] == 8
+    assert result["total"] == 9
     # Holy water still needs a vampire.
     assert holy_water(client, dracula, player, hunter, brigand).json()["result"]["hit"] is False
     gm_patch(client, gm, brigand, {"tags": ["possessed", "vampire"]})

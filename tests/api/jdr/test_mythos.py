@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.api.helpers import (
+    assert_refused,
     last_seq,
     new_session,
     post_roll,
@@ -64,15 +65,66 @@ def test_JDR_41_mythos_success_leaves_an_uncounted_mark(
     assert [e["rule"] for e in entry["effects"]] == ["JDR-41"]
 
 
-def test_JDR_41_mythos_success_without_wording_still_leaves_a_detail(
-    client, gm, player, cthulhu, penhaligon, forced_dice
+def test_JDR_41_a_success_without_wording_waits_for_the_players_words(
+    client, gm, player, other_player, cthulhu, penhaligon, forced_dice
 ):
     new_session(client, cthulhu, gm)
     forced_dice.push(3, 3)  # 9 against a letter's 9
     entry = mythos(client, cthulhu, player, penhaligon, 9, "lettre énigmatique").json()
-    assert entry["result"]["outcome"] == "success"
+    assert entry["result"]["outcome"] == "success" and entry["result"]["mark_pending"] is True
+    assert "mark" not in entry["result"] and entry["effects"] == []
+    assert sheet_of(client, player, penhaligon)["marks"] == []  # no generic wording
+    # Another player does not word it; its player does, once.
+    seq = entry["seq"]
+    stranger = {"kind": "jdr.mark", "follows": seq, "wording": "x"}
+    assert_problem(post_roll(client, cthulhu, other_player, stranger), 403)
+    body = {"kind": "jdr.mark", "follows": seq, "wording": "ne dort plus sans lumière"}
+    worded = post_roll(client, cthulhu, player, body)
+    assert worded.status_code == 201, worded.text
+    assert worded.json()["result"]["mark"] == {
+        "description": "ne dort plus sans lumière",
+        "counted": False,
+        "scene": 1,
+    }
     (mark,) = sheet_of(client, player, penhaligon)["marks"]
-    assert mark["counted"] is False and "lettre énigmatique" in mark["description"]
+    assert mark["description"] == "ne dort plus sans lumière" and mark["counted"] is False
+    assert_refused(post_roll(client, cthulhu, gm, {**body, "wording": "encore"}), "JDR-41")
+
+
+def test_JDR_41_a_success_with_the_gms_detail_marks_at_once(
+    client, gm, player, cthulhu, penhaligon, forced_dice
+):
+    new_session(client, cthulhu, gm)
+    forced_dice.push(3, 3)
+    detail = "un mot en aklo lui revient"
+    entry = mythos(client, cthulhu, player, penhaligon, 9, "lettre", detail=detail).json()
+    assert entry["result"]["mark"]["description"] == detail
+    assert "mark_pending" not in entry["result"]
+    (mark,) = sheet_of(client, player, penhaligon)["marks"]
+    assert mark == {"description": detail, "counted": False, "scene": 1}
+
+
+def test_JDR_40_a_talent_counts_on_the_mythos_test(
+    client, gm, player, cthulhu, make_character, forced_dice
+):
+    scholar = make_character(
+        cthulhu,
+        player,
+        name="Pr. Armitage",
+        sheet={
+            "traits": {"mental": 2, "physique": 1, "social": 2},
+            "talents": [{"name": "Langues mortes", "bonus": 2}],
+        },
+    )
+    new_session(client, cthulhu, gm)
+    forced_dice.push(4, 4)  # 8 + mental 2 + talent 2 = 12 against a grimoire's 12
+    entry = mythos(
+        client, cthulhu, player, scholar, 12, "grimoire latin", talent="Langues mortes"
+    ).json()
+    result = entry["result"]
+    assert result["talent_bonus"] == 2 and result["total"] == 12 and result["outcome"] == "success"
+    unknown = mythos(client, cthulhu, player, scholar, 12, "grimoire", talent="Pêche")
+    assert_problem(unknown, 422, "not on the sheet")
 
 
 def test_JDR_41_mythos_failure_leaves_the_cost_to_the_gm(

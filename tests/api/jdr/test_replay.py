@@ -92,14 +92,14 @@ def test_replay_every_dracula_kind_verifies_online_and_offline(
     forced_dice.push(6, 5, 2, 2, 3, 1)
     initiative(client, dracula, gm, hunter, vampire, brigand)
     forced_dice.push(2, 2)  # 4 + 3 + 1 = 8 against 6: a light wound
-    attacked(client, dracula, player, hunter, vampire, {"name": "pieu", "tags": ["ash_stake"]})
+    attacked(client, dracula, player, hunter, vampire, "ash_stake")
     assert holy_water(client, dracula, player, hunter, vampire).status_code == 201
     forced_dice.push(6, 6)  # 12 + 3 = 15 against Defense 6: margin 9, serious
     hit = attacked(client, dracula, gm, vampire, hunter, {"name": "griffes"})
     assert hit["result"]["severity"] == "serious"
     gm_event(client, dracula, gm, "jdr.medical_care", hunter)
     forced_dice.push(2, 2)
-    attacked(client, dracula, player, hunter, brigand, {"name": "sabre", "damage_bonus": 1})
+    attacked(client, dracula, player, hunter, brigand, "cavalry_sabre")
     gm_patch(client, gm, brigand, {"tags": ["possessed"]})  # a structural sheet_edit
     # The next session recharges the Joker.
     session = new_session(client, dracula, gm)
@@ -111,6 +111,7 @@ def test_replay_every_dracula_kind_verifies_online_and_offline(
         "jdr.effleurement",
         "jdr.effleurement_refusal",
         "jdr.mythos",
+        "jdr.mark",
         "jdr.sacrifice",
     }
     assert {"session_started", "scene_started"} <= kinds
@@ -167,14 +168,27 @@ def test_replay_every_cthulhu_kind_with_real_dice_then_rotate_re_derives(
     # A fight, a wound cared for, forbidden knowledge.
     response = initiative(client, cthulhu, gm, penhaligon, deep_one)
     assert response.status_code == 201, response.text
-    attacked(client, cthulhu, player, penhaligon, deep_one, {"name": "fusil", "damage_bonus": 2})
+    client.patch(
+        f"{API}/characters/{penhaligon['id']}",
+        json={"sheet": {"weapons": [{"id": "hunting_rifle"}]}},
+        headers=player.headers,
+    )
+    attacked(client, cthulhu, player, penhaligon, deep_one, "hunting_rifle", short_range=True)
     attacked(client, cthulhu, gm, deep_one, penhaligon, {"name": "griffes"})
     gm_patch(client, gm, penhaligon, {"wounds": [{"severity": "serious", "note": "morsure"}]})
     gm_event(client, cthulhu, gm, "jdr.medical_care", penhaligon)
-    # JDR-40: the GM sets the Mythos test's difficulty, so the GM rolls it.
-    assert mythos(client, cthulhu, gm, penhaligon, 12, "grimoire").status_code == 201
+    # JDR-40: the GM sets the Mythos test's difficulty, so the GM rolls it; a success
+    # waits for the mark's words (JDR-41).
+    for _ in range(200):
+        test = mythos(client, cthulhu, gm, penhaligon, 6, "lettre").json()
+        if test["result"].get("mark_pending"):
+            break
+    follow(client, cthulhu, player, "jdr.mark", test["seq"], wording="rêve d'eau noire")
     session = new_session(client, cthulhu, gm)
     assert [(e["field"], e["after"]) for e in session["effects"]] == [("joker", "ready")]
+    # JDR-25 (corrected): the Joker on an attack made against the PC redraws its dice.
+    claws = attacked(client, cthulhu, gm, deep_one, penhaligon, {"name": "griffes"})
+    follow(client, cthulhu, player, "jdr.joker", claws["seq"])
 
     rotated = client.post(url(cthulhu, "/fairness/rotate"), headers=gm.headers)
     assert rotated.status_code == 201, rotated.text

@@ -25,6 +25,7 @@ from tests.api.jdr.plays import (
     followed,
     gm_event,
     partial_investigation,
+    protection_roll,
 )
 from tests.conftest import (
     API,
@@ -165,6 +166,7 @@ def mihail_in_the_chapel(client, gm, player, make_campaign, make_character, forc
             "traits": {"mental": 3, "physique": 2, "social": 2},
             "faith": "believer",
             "sacred_object": "croix d'argent ternie, portée sous la soutane",
+            "weapons": [{"id": "ash_stake"}],
         },
     )
     vampire = make_character(
@@ -177,14 +179,7 @@ def mihail_in_the_chapel(client, gm, player, make_campaign, make_character, forc
     new_session(client, campaign, gm)
     # 2D6 + Mental to drive the creature back in the sacristy: 3 + 4 + 3 = 10.
     forced_dice.push(3, 4)
-    action = acted(
-        client,
-        campaign,
-        player,
-        mihail,
-        "mental",
-        context={"supernatural": True, "protection": True},
-    )
+    action = protection_roll(client, campaign, gm, player, mihail, supernatural=True)
     assert action["result"]["total"] == 10
     assert action["result"]["tier"] == "partial_success"
     assert action["result"]["label"] == "Succès partiel"
@@ -225,9 +220,7 @@ def test_example_of_play_pere_mihail_hollow_words_crack_the_cross(
     # The next night, the next confrontation: Disadvantage on protection and attack.
     new_scene(client, campaign, gm, night=True, facts=[facts(mihail, recollected=True)])
     forced_dice.push(6, 3, 2)
-    protection = acted(
-        client, campaign, player, mihail, context={"supernatural": True, "protection": True}
-    )
+    protection = protection_roll(client, campaign, gm, player, mihail, supernatural=True)
     assert protection["result"]["mode"] == "disadvantage"
     assert protection["result"]["kept"] == [False, True, True]
     assert protection["result"]["total"] == 5 + 3
@@ -240,7 +233,7 @@ def test_example_of_play_pere_mihail_hollow_words_crack_the_cross(
             "kind": "jdr.attack",
             "attacker_id": mihail["id"],
             "target_id": vampire["id"],
-            "weapon": {"name": "pieu de frêne", "tags": ["ash_stake"]},
+            "weapon": "ash_stake",
         },
     ).json()
     assert attack["result"]["auto_disadvantage"] == ["faith_shaken"]

@@ -228,12 +228,32 @@ def test_JDR_22_sacred_object_established_in_this_scene_works_only_from_the_next
     assert invoked["result"]["status"] == "pending"
 
 
-def test_JDR_22_pc_created_during_the_scene_waits_for_the_next_scene(
+def test_JDR_22_a_sacred_object_listed_at_creation_counts_from_the_first_scene(
     client, gm, player, dracula, make_character, forced_dice
 ):
+    # JDR-22 (corrected): created during scene 1 with its object, the PC may invoke in it.
     new_session(client, dracula, gm)
     pc = make_character(dracula, player, name="Mina")
     assert pc["sheet"]["sacred_object_scene"] == 1
+    assert pc["sheet"]["sacred_object_from_creation"] is True
+    action = partial_supernatural(client, dracula, player, pc, forced_dice)
+    invoked = follow(client, dracula, player, "jdr.talisman", action["seq"], words=MIHAIL_WORDS)
+    assert invoked.status_code == 201, invoked.text
+
+
+def test_JDR_22_an_object_added_during_a_scene_waits_for_the_next_scene(
+    client, gm, player, dracula, make_character, forced_dice
+):
+    new_session(client, dracula, gm)
+    pc = make_character(
+        dracula, player, name="Lucy", sheet={**DRACULA_SHEET, "sacred_object": None}
+    )
+    pc = client.patch(
+        f"{API}/characters/{pc['id']}",
+        json={"sheet": {"sacred_object": "chapelet", "sacred_object_from_creation": True}},
+        headers=player.headers,
+    ).json()
+    assert pc["sheet"]["sacred_object_from_creation"] is False  # only the rules set it
     action = partial_supernatural(client, dracula, player, pc, forced_dice)
     assert_refused(
         follow(client, dracula, player, "jdr.talisman", action["seq"], words=MIHAIL_WORDS),

@@ -82,6 +82,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "jdr.effleurement": {"follows": FOLLOWS, "mark": "Un mot dans une langue inconnue"},
     "jdr.effleurement_refusal": {"follows": FOLLOWS},
     "jdr.joker": {"follows": FOLLOWS},
+    "jdr.mark": {"follows": FOLLOWS, "wording": "un mot en aklo"},
     "jdr.context": {"follows": FOLLOWS, "context": {"direct_peril": True}},
 }
 

@@ -101,6 +101,33 @@ def entries() -> list[tuple[str, dict[str, Any], tuple[int, ...]]]:
         ("jdr.initiative", {**clock(D), "combatants": [fighter], "order": []}, (2, 2)),
         ("jdr.mythos", mythos_req(cthulhu_sheet(), 12), (1, 1)),
         (
+            "jdr.mark",
+            {
+                **clock(C),
+                "character": char(cthulhu_sheet()),
+                "test": {
+                    "seq": 40,
+                    "kind": "jdr.mythos",
+                    "request": mythos_req(cthulhu_sheet(), 9),
+                    "result": {
+                        "mode": "normal",
+                        "dice": [5, 4],
+                        "kept": [True, True],
+                        "mental": 2,
+                        "talent_bonus": 0,
+                        "auto_disadvantage": [],
+                        "total": 11,
+                        "difficulty": 9,
+                        "outcome": "success",
+                        "label": "Réussite",
+                        "mark_pending": True,
+                    },
+                },
+                "wording": "ne dort plus sans lumière",
+            },
+            (),
+        ),
+        (
             "jdr.sacrifice",
             {**clock(C), "character": char(cthulhu_sheet(effleurement="spent")), "description": ""},
             (),

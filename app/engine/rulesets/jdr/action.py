@@ -3,6 +3,7 @@ against a difficulty; and how its follow-ups (Talisman, Effleurement, Joker) rea
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Literal
 
 from pydantic import Field, JsonValue, TypeAdapter
@@ -19,6 +20,8 @@ from app.engine.contract import (
     Resolution,
     RollKind,
     RulesVersion,
+    Settled,
+    Settling,
     Table,
 )
 from app.engine.dice import DiceSource
@@ -40,10 +43,11 @@ from app.engine.rulesets.jdr.core import (
     roll_2d6,
     setting_of,
     tier_of,
-    uncared_serious_wound,
+    wound_burdens,
 )
-from app.engine.rulesets.jdr.labels import LABELS, TIERS, TRAITS
+from app.engine.rulesets.jdr.labels import LABELS, TALENT_WITHHELD, TIERS, TRAITS
 from app.engine.rulesets.jdr.sheet import AnyJdrCharacter, JdrCharacter, JdrSheetBase, TraitName
+from app.engine.sheets import enum_labels
 
 
 class JdrActionRequest(Model):
@@ -63,18 +67,33 @@ class JdrActionRequest(Model):
     )
 
 
+TalentWithheld = Annotated[
+    Literal["off_guard"], Field(json_schema_extra=enum_labels(TALENT_WITHHELD))
+]
+
+
 class JdrActionResult(Model):
     mode: Mode
     dice: list[int] = Field(description="every die thrown, in order (JDR-12)")
     kept: list[bool] = Field(description="which two dice count")
     trait_value: int
     talent_bonus: int
+    talent_withheld: TalentWithheld | None = Field(
+        default=None, description="why the talent named did not count (JDR-31a)"
+    )
+    modifier: int | None = Field(
+        default=None, description="the GM's modifier, added to the total (JDR-10)"
+    )
     auto_disadvantage: list[Burden] = Field(
-        description="what put the roll at Disadvantage on its own (JDR-3, JDR-24)"
+        description="what put the roll at Disadvantage on its own (JDR-3, JDR-24, JDR-33)"
     )
     total: int
-    tier: Tier
-    label: str = Field(description="the tier's French label (JDR-11)")
+    tier: Tier | None = Field(
+        default=None,
+        description="JDR-11; absent on a roll against a difficulty, which reads success or "
+        "failure instead (JDR-13)",
+    )
+    label: str = Field(description="the French label of the tier, or of success or failure")
     difficulty: int | None = Field(default=None, description="present on a roll against one")
     success: bool | None = Field(
         default=None, description="JDR-13: total >= difficulty, never on a total of 5 or less"
@@ -91,7 +110,9 @@ def talent_bonus(sheet: JdrSheetBase, talent: str | None) -> int:
     raise InvalidInput(f"talent '{talent}' is not on the sheet (its talents: {names})")
 
 
-def roll_action(request: JdrActionRequest, dice: DiceSource) -> Resolution[JdrActionResult]:
+def roll_action(
+    request: JdrActionRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[JdrActionResult]:
     """JDR-10..14: 2D6 + trait + talent + modifier, tiers, difficulty."""
     character = request.character
     sheet = character.sheet
@@ -99,9 +120,7 @@ def roll_action(request: JdrActionRequest, dice: DiceSource) -> Resolution[JdrAc
         raise destroyed(character.name)
     context = request.context
     bonus = 0 if request.no_talent_bonus else talent_bonus(sheet, request.talent)
-    burdens: list[Burden] = []
-    if uncared_serious_wound(sheet.wounds):
-        burdens.append("serious_wound")  # JDR-3, JDR-33
+    burdens = wound_burdens(sheet.wounds, version)  # JDR-3, JDR-33
     shaken = context.protection and faith_shaken_applies(sheet, request.scene, context.supernatural)
     if shaken:
         burdens.append("faith_shaken")  # JDR-24
@@ -117,13 +136,22 @@ def roll_action(request: JdrActionRequest, dice: DiceSource) -> Resolution[JdrAc
         talent_bonus=bonus,
         auto_disadvantage=burdens,
         total=total,
-        tier=tier,
         label=TIERS[tier].fr,
     )
+    if version >= 4:
+        # The result explains itself: the GM's modifier, and a talent that did not count.
+        result.modifier = request.modifier
+        if request.no_talent_bonus and request.talent is not None:
+            result.talent_withheld = "off_guard"
+    if request.difficulty is None or version < 4:
+        result.tier = tier
     if request.difficulty is not None:
         # JDR-13: success against the difficulty; a total of 5 or less still fails critically.
         result.difficulty = request.difficulty
         result.success = tier != "critical_failure" and total >= request.difficulty
+        if version >= 4:
+            # JDR-13 (corrected): success or failure, never a tier, and the label says so.
+            result.label = label_of(outcome(result)).fr
     effects = mark_confrontation(character.id, sheet, request.scene) if shaken else []
     return Resolution(result, effects)
 
@@ -131,7 +159,7 @@ def roll_action(request: JdrActionRequest, dice: DiceSource) -> Resolution[JdrAc
 def resolve(
     request: JdrActionRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[JdrActionResult]:
-    return roll_action(request, dice)
+    return roll_action(request, dice, version)
 
 
 def prepare(body: JdrActionCreate, table: Table) -> Prepared[JdrActionRequest]:
@@ -173,14 +201,38 @@ def summary(request: JdrActionRequest, result: JdrActionResult, language: Langua
 def outcome(result: JdrActionResult) -> Outcome:
     """The tier; against a difficulty, success or failure instead (JDR-13)."""
     if result.success is None:
-        return Outcome("tier", result.tier)
-    if result.tier == "critical_failure":
+        return Outcome("tier", result.tier or tier_of(result.total))
+    if result.total <= 5:
         return Outcome("against_difficulty", "critical_failure")
     return Outcome("against_difficulty", "success" if result.success else "failure")
 
 
 def label_of(found: Outcome) -> Label:
     return LABELS[found.group][found.code]
+
+
+def reroll_outcome(result: Mapping[str, JsonValue]) -> Outcome:
+    """A Joker's reroll of an action (JDR-25), read as the action result it is."""
+    fields = {k: v for k, v in result.items() if k not in ("rerolls", "attack", "mythos")}
+    return outcome(JdrActionResult.model_validate(fields))
+
+
+def settle_action(follow_ups: Sequence[Settling]) -> Settled | None:
+    """Where an action finally stands (JDR-20..28): after a Joker, its reroll; after the
+    Talisman, the GM's ruling; after the Effleurement, a success unless the GM refused it."""
+    final: Settled | None = None
+    for follow in follow_ups:
+        after = {nested.kind: nested for nested in follow.follow_ups}
+        if follow.kind == "jdr.joker":
+            final = Settled(reroll_outcome(follow.result), follow.seq)
+        elif follow.kind == "jdr.talisman" and "jdr.talisman_ruling" in after:
+            ruling = after["jdr.talisman_ruling"]
+            final = Settled(Outcome("tier", str(ruling.result["tier"])), ruling.seq)
+        elif follow.kind == "jdr.effleurement":
+            refused = after.get("jdr.effleurement_refusal")
+            tier = "partial_success" if refused else "success"
+            final = Settled(Outcome("tier", tier), refused.seq if refused else follow.seq)
+    return final
 
 
 # FAIR-18: what an action's result shows from its roller's sheet (a Joker's too): the
@@ -199,6 +251,9 @@ ACTION: RollKind[JdrActionCreate, JdrActionRequest, JdrActionResult] = RollKind(
     gm_decides=(
         ("difficulty", "JDR-13"),
         ("modifier", "JDR-10"),
+        # JDR-24 (corrected): the GM marks a protection roll; a cracked Talisman then burdens
+        # it without its player's help.
+        ("context.protection", "JDR-24"),
     ),
     npc_values=ACTION_NPC_VALUES,
     title="Action roll",
@@ -209,6 +264,7 @@ ACTION: RollKind[JdrActionCreate, JdrActionRequest, JdrActionResult] = RollKind(
     resolve=resolve,
     summary=summary,
     outcome=outcome,
+    settle=settle_action,
 )
 
 

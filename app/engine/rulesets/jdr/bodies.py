@@ -62,9 +62,15 @@ class JdrEffleurementRefusalCreate(FollowUpBase):
 
 
 class JdrJokerCreate(FollowUpBase):
-    """JDR-25: reroll an action of direct peril; the new result is final."""
+    """JDR-25: reroll a roll of direct peril (an action, an attack, a Mythos test the GM
+    marked); the new result is final."""
 
     kind: Literal["jdr.joker"]
+    character_id: uuid.UUID | None = Field(
+        default=None,
+        description="on an attack, the PC who spends the Joker (its attacker or its target); "
+        "by default the one the caller plays",
+    )
 
 
 class JdrContextCreate(FollowUpBase):
@@ -75,15 +81,21 @@ class JdrContextCreate(FollowUpBase):
 
 
 class JdrWeapon(Model):
-    """A weapon as the attack names it (JDR-30, JDR-32, JDR-36/37)."""
+    """A weapon as the attack uses it (JDR-30, JDR-32, JDR-36/37): read from the attacker's
+    sheet, or the GM's improvised weapon with its own values."""
 
     name: str = Field(min_length=1, max_length=60)
+    item: str | None = Field(
+        default=None, max_length=60, description="its id in the sources' weapons, if it is one"
+    )
     bonus: int = Field(default=0, ge=0, le=5, description="added to the attack (JDR-30)")
     damage_bonus: int = Field(
         default=0, ge=0, le=5, description="steps added before the margin is read (JDR-32)"
     )
-    tags: list[Literal["ash_stake", "silver"]] = Field(
-        default_factory=list, max_length=2, description="JDR-36/37 against creatures"
+    tags: list[Literal["ash_stake", "silver", "supernatural"]] = Field(
+        default_factory=list,
+        max_length=3,
+        description="JDR-36/37 against creatures; supernatural: what the GM says wounds a werewolf",
     )
 
 
@@ -99,7 +111,13 @@ class JdrAttackCreate(RollBase):
     kind: Literal["jdr.attack"]
     attacker_id: uuid.UUID
     target_id: uuid.UUID
-    weapon: JdrWeapon
+    weapon: str | JdrWeapon | None = Field(
+        default=None,
+        description="a weapon the attacker's sheet lists (its catalog id, or the name of a "
+        "custom item the GM added); none is bare hands. Only the GM improvises a weapon with "
+        "its own values (JDR-32, corrected)",
+    )
+    short_range: bool = Field(default=False, description="[C] the hunting rifle's +2 (JDR-32)")
     advantage: bool = False
     disadvantage: bool = False
     context: JdrAttackContext = Field(default_factory=JdrAttackContext)
@@ -140,8 +158,23 @@ class JdrMythosCreate(RollBase):
     difficulty: int = Field(ge=2, le=40, description="9 a letter, 12 a grimoire, 15+ worse")
     source: str = Field(min_length=1, max_length=200, description="what was read or seen")
     detail: str | None = Field(default=None, max_length=200, description="the mark's wording")
+    talent: str | None = Field(
+        default=None, max_length=60, description="a talent on the sheet (JDR-40, corrected)"
+    )
     advantage: bool = False
     disadvantage: bool = False
+    direct_peril: bool = Field(
+        default=False, description="the GM marks the test as direct peril: the Joker may reroll it"
+    )
+
+
+class JdrMarkCreate(FollowUpBase):
+    """JDR-41 [C]: the player or the GM words the mark a Mythos success left pending."""
+
+    kind: Literal["jdr.mark"]
+    wording: str = Field(
+        min_length=1, max_length=200, description="a nightmare, an aversion, a foreign word"
+    )
 
 
 class JdrEventBase(RollBase):

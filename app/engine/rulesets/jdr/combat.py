@@ -4,7 +4,8 @@ wound on the target's sheet, and the weapons the supernatural fears."""
 from __future__ import annotations
 
 import uuid
-from typing import Final, Literal
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field
 
@@ -17,6 +18,8 @@ from app.engine.contract import (
     Resolution,
     RollKind,
     RulesVersion,
+    Settled,
+    Settling,
     Table,
     effect,
 )
@@ -29,6 +32,7 @@ from app.engine.rulesets.jdr.core import (
     JdrRoll,
     JdrSystem,
     Mode,
+    Tier,
     destroyed,
     dice_words,
     faith_shaken_applies,
@@ -37,9 +41,10 @@ from app.engine.rulesets.jdr.core import (
     roll_2d6,
     setting_of,
     tier_of,
-    uncared_serious_wound,
+    wound_burdens,
 )
-from app.engine.rulesets.jdr.labels import WOUNDS
+from app.engine.rulesets.jdr.gear import armed_with
+from app.engine.rulesets.jdr.labels import WOUND_EFFECTS, WOUNDS, WOUNDS_BEFORE_4
 from app.engine.rulesets.jdr.sheet import (
     AnyJdrCharacter,
     CreatureTag,
@@ -47,6 +52,7 @@ from app.engine.rulesets.jdr.sheet import (
     JdrSheetBase,
     Wound,
 )
+from app.engine.sheets import enum_labels
 
 Severity = Literal["light", "serious", "critical"]
 CREATURE_TAGS: Final[frozenset[CreatureTag]] = frozenset(
@@ -110,6 +116,12 @@ class JdrCreatureBonus(Model):
     steps: int
 
 
+WoundEffect = Annotated[
+    Literal["standard", "disadvantage_until_care", "lasting_loss", "only_silver"],
+    Field(json_schema_extra=enum_labels(WOUND_EFFECTS)),
+]
+
+
 class JdrAttackResult(Model):
     mode: Mode
     dice: list[int]
@@ -120,24 +132,59 @@ class JdrAttackResult(Model):
     creature_bonuses: list[JdrCreatureBonus]
     auto_disadvantage: list[Burden]
     total: int
-    defense: int = Field(description="the target's Defense (JDR-2)")
-    margin: int
+    defense: int | None = Field(
+        description="the target's Defense (JDR-2); null against a sleeping vampire, who "
+        "opposes none (JDR-36)"
+    )
+    margin: int | None
+    tier: Tier | None = Field(
+        default=None, description="JDR-36: a stake in a sleeping vampire reads the tiers"
+    )
     hit: bool
-    severity: Severity | None = Field(description="the wound (JDR-33); null for a miss")
+    severity: Severity | None = Field(description="the wound (JDR-33); null for none")
     label: str = Field(description="the wound's French label, or « Raté »")
+    wound_effect: WoundEffect | None = Field(
+        default=None, description="what the wound does to the target (JDR-33, JDR-37)"
+    )
     destroyed: bool | None = Field(
-        default=None, description="JDR-36: a sleeping vampire staked for good"
+        default=None,
+        description="JDR-36: a sleeping vampire staked: nailed for good (true), or only woken",
     )
 
 
-def creature_bonuses(weapon: JdrWeapon, target_tags: set[str]) -> list[JdrCreatureBonus]:
-    """JDR-36/37: an ash stake against the undead, silver against creatures."""
+def creature_bonuses(
+    weapon: JdrWeapon, target_tags: set[str], version: RulesVersion
+) -> list[JdrCreatureBonus]:
+    """JDR-36/37: an ash stake against the undead, silver against creatures: « une lame
+    d'argent vaut deux lames d'acier », its damage step counted twice (from version 4)."""
     bonuses = []
     if "ash_stake" in weapon.tags and target_tags & {"undead", "vampire"}:
         bonuses.append(JdrCreatureBonus(rule="JDR-36", steps=1))
     if "silver" in weapon.tags and target_tags & CREATURE_TAGS:
-        bonuses.append(JdrCreatureBonus(rule="JDR-37", steps=1))
+        steps = weapon.damage_bonus if version >= 4 else 1
+        if steps:
+            bonuses.append(JdrCreatureBonus(rule="JDR-37", steps=steps))
     return bonuses
+
+
+def wounds_werewolf(weapon: JdrWeapon) -> bool:
+    """JDR-37 (corrected): « Argent : blesse les loups-garous », or what the GM records as
+    supernatural."""
+    return bool({"silver", "supernatural"} & set(weapon.tags))
+
+
+def wound_label(code: str, version: RulesVersion) -> str:
+    """The French label a result stores (its words changed with version 4, JDR-33)."""
+    return (WOUNDS if version >= 4 else WOUNDS_BEFORE_4)[code].fr
+
+
+WOUND_EFFECT_OF: Final[
+    dict[Severity, Literal["standard", "disadvantage_until_care", "lasting_loss"]]
+] = {
+    "light": "standard",
+    "serious": "disadvantage_until_care",
+    "critical": "lasting_loss",
+}
 
 
 def resolve_attack(
@@ -153,49 +200,80 @@ def resolve_attack(
     scene = request.scene
     target_tags: set[str] = set(target.sheet.tags)
     supernatural = bool(target_tags & CREATURE_TAGS) or request.context.supernatural
-    burdens: list[Burden] = []
-    if uncared_serious_wound(attacker.sheet.wounds):
-        burdens.append("serious_wound")  # JDR-33, JDR-34
+    burdens = wound_burdens(attacker.sheet.wounds, version)  # JDR-33, JDR-34
     shaken = dracula and faith_shaken_applies(attacker.sheet, scene, supernatural)
     if shaken:
         burdens.append("faith_shaken")  # JDR-24
     roll = roll_2d6(dice, request.advantage, request.disadvantage or bool(burdens))
     physique = attacker.sheet.traits.physique
     # JDR-35..38 belong to Dracula, where the supernatural is real.
-    bonuses = creature_bonuses(weapon, target_tags) if dracula else []
+    bonuses = creature_bonuses(weapon, target_tags, version) if dracula else []
     steps = weapon.damage_bonus + sum(bonus.steps for bonus in bonuses)
     total = roll.kept_sum + physique + weapon.bonus + steps  # JDR-32
-    defense = defense_of(target.sheet)
-    margin = total - defense
-    severity = severity_of(margin)
-    result = JdrAttackResult(
-        mode=roll.mode,
-        dice=roll.dice,
-        kept=roll.kept,
-        physique=physique,
-        weapon_bonus=weapon.bonus,
-        damage_steps=steps,
-        creature_bonuses=bonuses,
-        auto_disadvantage=burdens,
-        total=total,
-        defense=defense,
-        margin=margin,
-        hit=severity is not None,
-        severity=severity,
-        label=WOUNDS[severity].fr if severity else WOUNDS["miss"].fr,
-    )
     effects = mark_confrontation(attacker.id, attacker.sheet, scene) if shaken else []
-    if (
+    staking = (
         dracula
         and request.sleeping_target
         and "ash_stake" in weapon.tags
         and "vampire" in target_tags
-        and tier_of(total) in ("success", "critical_success")
-    ):
-        # JDR-36: a success or better in the heart of a sleeping vampire ends it for good.
+    )
+    common = {
+        "mode": roll.mode,
+        "dice": roll.dice,
+        "kept": roll.kept,
+        "physique": physique,
+        "weapon_bonus": weapon.bonus,
+        "damage_steps": steps,
+        "creature_bonuses": bonuses,
+        "auto_disadvantage": burdens,
+        "total": total,
+    }
+    if staking and version >= 4:
+        # JDR-36 (corrected): a sleeping vampire opposes no Defense; the stake reads the
+        # tiers: a success or better nails it for good, anything less only wakes it.
+        tier = tier_of(total)
+        nailed = tier in ("success", "critical_success")
+        staked = JdrAttackResult.model_validate(
+            {
+                **common,
+                "defense": None,
+                "margin": None,
+                "tier": tier,
+                "hit": nailed,
+                "severity": None,
+                "label": wound_label("destroyed" if nailed else "woken", version),
+                "destroyed": nailed,
+            }
+        )
+        if nailed:
+            effects.append(effect(target.id, "destroyed", False, True, "JDR-36"))
+        return Resolution(staked, effects)
+    defense = defense_of(target.sheet)
+    margin = total - defense
+    severity = severity_of(margin)
+    result = JdrAttackResult.model_validate(
+        {
+            **common,
+            "defense": defense,
+            "margin": margin,
+            "hit": severity is not None,
+            "severity": severity,
+            "label": wound_label(severity or "miss", version),
+        }
+    )
+    if staking and tier_of(total) in ("success", "critical_success"):
+        # JDR-36 before version 4: a success or better in the heart ended it for good.
         result.destroyed = True
         effects.append(effect(target.id, "destroyed", False, True, "JDR-36"))
         return Resolution(result, effects)
+    if severity is not None and version >= 4:
+        if dracula and "werewolf" in target_tags and not wounds_werewolf(weapon):
+            # JDR-37 (corrected): the hit lands, its margin is recorded, and no wound.
+            result.severity = None
+            result.label = wound_label("no_effect", version)
+            result.wound_effect = "only_silver"
+            return Resolution(result, effects)
+        result.wound_effect = WOUND_EFFECT_OF[severity]
     if severity is not None:
         note = f"{weapon.name}, marge {margin}"
         if version >= 3 and attacker.kind == "npc":
@@ -213,13 +291,35 @@ def prepare_attack(body: JdrAttackCreate, table: Table) -> Prepared[JdrAttackReq
         scene=table.scene,
         attacker=attacker,
         target=target,
-        weapon=JdrWeapon.model_validate(body.weapon.model_dump()),
+        weapon=weapon_of(body, attacker, table),
         advantage=body.advantage,
         disadvantage=body.disadvantage,
         context=JdrAttackContext.model_validate(body.context.model_dump()),
         sleeping_target=body.sleeping_target,
     )
     return Prepared(request, character_id=attacker.id, visibility=body.visibility)
+
+
+def weapon_of(body: JdrAttackCreate, attacker: JdrCharacter, table: Table) -> JdrWeapon:
+    """JDR-32 (corrected): the weapon an attack names, from the attacker's sheet; only the
+    GM improvises one with its own values."""
+    if isinstance(body.weapon, JdrWeapon):
+        if "weapon" not in table.gm_set:  # the GM's own, or set in the GM's roll request
+            table.require_gm(
+                "attack with an improvised weapon's own values; name a weapon the sheet lists"
+            )
+        return JdrWeapon.model_validate(body.weapon.model_dump())
+    sheet = attacker.sheet
+    armed = armed_with(body.weapon, sheet.weapons, sheet.custom_items, short_range=body.short_range)
+    weapon = JdrWeapon(
+        name=armed.name,
+        bonus=armed.attack_bonus,
+        damage_bonus=armed.damage_bonus,
+        tags=list(armed.tags),
+    )
+    if armed.catalog is not None:
+        weapon.item = armed.catalog
+    return weapon
 
 
 def attack_summary(request: JdrAttackRequest, result: JdrAttackResult, language: Language) -> str:
@@ -230,7 +330,15 @@ def attack_summary(request: JdrAttackRequest, result: JdrAttackResult, language:
     outcome = WOUNDS[attack_outcome(result).code].text(language)
     head = f"{request.attacker.name} → {request.target.name} — {request.weapon.name}"
     thrown = f"{dice_words(roll, bonus, language)} → {result.total}"
-    if language == "fr":
+    fr = language == "fr"
+    if result.defense is None:  # JDR-36: a sleeping vampire opposes nothing
+        asleep = "dans son sommeil" if fr else "in its sleep"
+        return (
+            f"{head} {thrown} {asleep} : {outcome}"
+            if fr
+            else f"{head} {thrown} {asleep}: {outcome}"
+        )
+    if fr:
         return f"{head} {thrown} contre Défense {result.defense}, marge {result.margin} : {outcome}"
     return f"{head} {thrown} against Defense {result.defense}, margin {result.margin}: {outcome}"
 
@@ -238,7 +346,35 @@ def attack_summary(request: JdrAttackRequest, result: JdrAttackResult, language:
 def attack_outcome(result: JdrAttackResult) -> Outcome:
     if result.destroyed:
         return Outcome("wound", "destroyed")
+    if result.destroyed is False:
+        return Outcome("wound", "woken")  # JDR-36: a stake that fell short
+    if result.hit and result.severity is None:
+        return Outcome("wound", "no_effect")  # JDR-37: a werewolf hit without silver
     return Outcome("wound", result.severity or "miss")
+
+
+def settle_attack(follow_ups: Sequence[Settling]) -> Settled | None:
+    """JDR-25: after a Joker, the attack stands as its reroll (read from the fields every
+    member may read: an NPC's numbers in it stay committed, FAIR-18)."""
+    final: Settled | None = None
+    for follow in follow_ups:
+        rerolled = follow.result.get("attack") if follow.kind == "jdr.joker" else None
+        if isinstance(rerolled, dict):
+            final = Settled(wound_outcome(rerolled), follow.seq)
+    return final
+
+
+def wound_outcome(result: Mapping[str, Any]) -> Outcome:
+    """`attack_outcome` read from a stored result's plain fields."""
+    destroyed = result.get("destroyed")
+    if destroyed is True:
+        return Outcome("wound", "destroyed")
+    if destroyed is False:
+        return Outcome("wound", "woken")
+    severity = result.get("severity")
+    if result.get("hit") is True and severity is None:
+        return Outcome("wound", "no_effect")
+    return Outcome("wound", str(severity) if isinstance(severity, str) else "miss")
 
 
 ATTACK: RollKind[JdrAttackCreate, JdrAttackRequest, JdrAttackResult] = RollKind(
@@ -248,6 +384,7 @@ ATTACK: RollKind[JdrAttackCreate, JdrAttackRequest, JdrAttackResult] = RollKind(
         ("/weapon_bonus", "/attacker"),
         ("/total", "/attacker"),
         ("/margin", "/attacker"),
+        ("/tier", "/attacker"),
         ("/defense", "/target"),
         ("/margin", "/target"),
         ("/creature_bonuses", "/target"),
@@ -264,4 +401,5 @@ ATTACK: RollKind[JdrAttackCreate, JdrAttackRequest, JdrAttackResult] = RollKind(
     resolve=resolve_attack,
     summary=attack_summary,
     outcome=attack_outcome,
+    settle=settle_attack,
 )

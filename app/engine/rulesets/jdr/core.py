@@ -12,6 +12,7 @@ from app.engine.contract import (
     Effect,
     Language,
     Model,
+    RulesVersion,
     Snapshot,
     Table,
     effect,
@@ -34,7 +35,7 @@ CTHULHU: Final = "jdr-express-cthulhu"
 JdrSystem = Literal["jdr-express-dracula", "jdr-express-cthulhu"]
 Tier = Literal["critical_failure", "failure", "partial_success", "success", "critical_success"]
 Mode = Literal["normal", "advantage", "disadvantage"]
-Burden = Literal["serious_wound", "faith_shaken"]
+Burden = Literal["serious_wound", "critical_wound", "faith_shaken"]
 Domain = Annotated[
     Literal["investigation", "erudition", "observation", "occult", "mythos", "other"],
     Field(json_schema_extra=enum_labels(DOMAINS)),
@@ -138,6 +139,17 @@ def roll_2d6(dice: DiceSource, advantage: bool, disadvantage: bool) -> JdrRoll:
 def uncared_serious_wound(wounds: Sequence[Wound]) -> bool:
     """JDR-3/JDR-33: a serious wound burdens every roll until medical care."""
     return any(wound.severity == "serious" and not wound.cared for wound in wounds)
+
+
+def wound_burdens(wounds: Sequence[Wound], version: RulesVersion) -> list[Burden]:
+    """JDR-3/JDR-33: what the character's wounds put at Disadvantage until medical care; a
+    critical wound too from rules version 4 (JDR-33, corrected: at least as bad as serious)."""
+    burdens: list[Burden] = []
+    if uncared_serious_wound(wounds):
+        burdens.append("serious_wound")
+    if version >= 4 and any(w.severity == "critical" and not w.cared for w in wounds):
+        burdens.append("critical_wound")
+    return burdens
 
 
 def faith_shaken_applies(sheet: JdrSheetBase, scene: int, against_supernatural: bool) -> bool:

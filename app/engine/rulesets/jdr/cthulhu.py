@@ -4,8 +4,8 @@ the GM's (JDR-42). The Mythos test is in `mythos`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Annotated, Final, Literal
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field, JsonValue, TypeAdapter
 
@@ -19,6 +19,8 @@ from app.engine.contract import (
     Resolution,
     RollKind,
     RulesVersion,
+    Settled,
+    Settling,
     Table,
     effect,
 )
@@ -78,6 +80,20 @@ def npc_effect(
     return []
 
 
+def marks_edited(
+    before: Mapping[str, Any] | None, after: dict[str, Any], scene: int
+) -> dict[str, Any]:
+    """JDR-42 (corrected): six counted marks make the PC an NPC whatever brought them there,
+    a GM's override of the marks included (checked when an edit changes the marks)."""
+    marks = after.get("marks") or []
+    if before is not None and before.get("marks") == marks:
+        return after
+    counted = sum(1 for mark in marks if isinstance(mark, Mapping) and mark.get("counted"))
+    if counted > MAX_COUNTED_MARKS and after.get("status", "active") == "active":
+        after["status"] = "npc"
+    return after
+
+
 # --- JDR-28/29: the Effleurement ---------------------------------------------------------------
 
 
@@ -105,6 +121,12 @@ def resolve_effleurement(
     require_pc(character, "JDR-28", "the Effleurement")
     action = checked_action(request, character.id, "JDR-27")
     same_scene(request, action, "JDR-28", "the Effleurement")
+    if version >= 4 and action.result.difficulty is not None:
+        raise refusal(
+            "JDR-13",
+            "the Effleurement turns a tier, and a roll against a difficulty reads only success "
+            "or failure",
+        )
     if action.result.tier != "partial_success":
         raise refusal(
             "JDR-28", f"the Effleurement turns a partial success, not a {action.result.tier}"
@@ -188,6 +210,14 @@ def effleurement_outcome(result: JdrEffleurementResult) -> Outcome:
     return Outcome("effleurement", result.status)
 
 
+def settle_effleurement(follow_ups: Sequence[Settling]) -> Settled | None:
+    """JDR-29: an Effleurement the GM refused stands refused."""
+    for follow in follow_ups:
+        if follow.kind == "jdr.effleurement_refusal":
+            return Settled(Outcome("effleurement", "refused"), follow.seq)
+    return None
+
+
 EFFLEUREMENT: RollKind[JdrEffleurementCreate, JdrEffleurementRequest, JdrEffleurementResult] = (
     RollKind(
         name="jdr.effleurement",
@@ -199,6 +229,7 @@ EFFLEUREMENT: RollKind[JdrEffleurementCreate, JdrEffleurementRequest, JdrEffleur
         resolve=resolve_effleurement,
         summary=effleurement_summary,
         outcome=effleurement_outcome,
+        settle=settle_effleurement,
         systems=CTHULHU_ONLY,
         wrong_system=wrong_setting("JDR-28", CTHULHU),
         reaction=True,

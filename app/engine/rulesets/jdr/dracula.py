@@ -3,6 +3,7 @@ penance (JDR-24), and holy water (JDR-35)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import Field, JsonValue, TypeAdapter
@@ -16,6 +17,8 @@ from app.engine.contract import (
     Resolution,
     RollKind,
     RulesVersion,
+    Settled,
+    Settling,
     Table,
     effect,
 )
@@ -77,6 +80,12 @@ def resolve_talisman(
     require_pc(character, "JDR-20", "the Talisman")
     action = checked_action(request, character.id, "JDR-27")
     same_scene(request, action, "JDR-20", "the Talisman")
+    if version >= 4 and action.result.difficulty is not None:
+        raise refusal(
+            "JDR-13",
+            "the Talisman turns a tier, and a roll against a difficulty reads only success or "
+            "failure",
+        )
     if not context_of(action, request.follow_ups).supernatural:
         raise refusal("JDR-22", "the Talisman works only in a proven supernatural confrontation")
     if action.result.tier != "partial_success":
@@ -91,7 +100,13 @@ def resolve_talisman(
     if sheet.talisman_scene == request.scene:
         raise refusal("JDR-20", "the Talisman was already invoked in this scene")
     established = sheet.sacred_object_scene
-    if not sheet.sacred_object or established is None or established >= request.scene:
+    # JDR-22 (corrected): listed at creation, the object counts from the first scene.
+    this_scene = established is not None and established >= request.scene
+    if (
+        not sheet.sacred_object
+        or established is None
+        or (this_scene and not sheet.sacred_object_from_creation)
+    ):
         raise refusal(
             "JDR-22", "no sacred object was established on the sheet before this scene started"
         )
@@ -135,6 +150,14 @@ def talisman_outcome(result: JdrTalismanResult) -> Outcome:
     return Outcome("talisman", result.status)
 
 
+def settle_invocation(follow_ups: Sequence[Settling]) -> Settled | None:
+    """JDR-21: an invocation stands as the GM ruled it."""
+    for follow in follow_ups:
+        if follow.kind == "jdr.talisman_ruling":
+            return Settled(Outcome("talisman", str(follow.result["status"])), follow.seq)
+    return None
+
+
 TALISMAN: RollKind[JdrTalismanCreate, JdrTalismanRequest, JdrTalismanResult] = RollKind(
     name="jdr.talisman",
     title="Talisman invoked",
@@ -145,6 +168,7 @@ TALISMAN: RollKind[JdrTalismanCreate, JdrTalismanRequest, JdrTalismanResult] = R
     resolve=resolve_talisman,
     summary=talisman_summary,
     outcome=talisman_outcome,
+    settle=settle_invocation,
     systems=DRACULA_ONLY,
     wrong_system=wrong_setting("JDR-20", DRACULA),
     reaction=True,

@@ -1,5 +1,5 @@
 """What the GM records for a character (penance JDR-24, sacrifice JDR-29a), and medical care
-(JDR-3), which lifts the Disadvantage of serious wounds."""
+(JDR-3, JDR-33), which lifts the Disadvantage of serious and critical wounds."""
 
 from __future__ import annotations
 
@@ -71,24 +71,27 @@ class JdrMedicalCareRequest(JdrEventRequest):
 
 
 class JdrMedicalCareResult(Model):
-    cared: int = Field(description="serious wounds cared for")
+    cared: int = Field(description="serious wounds cared for, and critical ones (version 4)")
     description: str
 
 
 def resolve_medical_care(
     request: JdrMedicalCareRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[JdrMedicalCareResult]:
-    """JDR-3/JDR-33: medical care lifts the Disadvantage of serious wounds."""
+    """JDR-3/JDR-33: medical care lifts the Disadvantage of serious wounds, and from version
+    4 of critical ones (JDR-33, corrected); a critical wound's lasting loss stays."""
     character = request.character
     before = character.sheet.wounds
     wounds = [wound.model_copy() for wound in before]
+    cares_for = {"serious", "critical"} if version >= 4 else {"serious"}
     treated = 0
     for wound in wounds:
-        if wound.severity == "serious" and not wound.cared:
+        if wound.severity in cares_for and not wound.cared:
             wound.cared = True
             treated += 1
     if not treated:
-        raise refusal("JDR-3", "no serious wound awaits medical care")
+        what = "serious or critical wound" if version >= 4 else "serious wound"
+        raise refusal("JDR-3", f"no {what} awaits medical care")
     result = JdrMedicalCareResult(cared=treated, description=request.description)
     return Resolution(result, [effect(character.id, "wounds", before, wounds, "JDR-3")])
 

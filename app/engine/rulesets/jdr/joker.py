@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import Field, JsonValue, TypeAdapter
 
 from app.engine.contract import (
+    Effect,
     FollowUpRecord,
     Language,
     Model,
@@ -17,6 +18,7 @@ from app.engine.contract import (
     RulesVersion,
     Table,
     effect,
+    to_json,
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, refusal
@@ -26,28 +28,46 @@ from app.engine.rulesets.jdr.action import (
     JdrActionResult,
     JdrFollowedAction,
     JdrFollowUpRequest,
+    TalentWithheld,
     checked_action,
     context_of,
     effective_context,
     entry_character,
     follow_kinds,
-    followed,
-    player_follow_up,
+    outcome,
     roll_action,
     roll_words,
     same_scene,
     special_rule_used,
 )
 from app.engine.rulesets.jdr.bodies import JdrContextCreate, JdrJokerCreate
+from app.engine.rulesets.jdr.combat import (
+    JdrAttackRequest,
+    JdrAttackResult,
+    attack_outcome,
+    attack_summary,
+    resolve_attack,
+)
 from app.engine.rulesets.jdr.core import (
+    Burden,
     JdrContext,
     JdrSystem,
+    Mode,
+    Tier,
     full_context,
+    playable,
     require_pc,
     setting_of,
 )
 from app.engine.rulesets.jdr.labels import DOMAINS
-from app.engine.rulesets.jdr.sheet import JdrCharacter
+from app.engine.rulesets.jdr.mythos import (
+    JdrMythosRequest,
+    JdrMythosResult,
+    mythos_outcome,
+    mythos_summary,
+    resolve_mythos,
+)
+from app.engine.rulesets.jdr.sheet import JdrCharacter, JdrCthulhuCharacter
 
 # --- JDR-14: the GM amends a roll's context ------------------------------------------------
 
@@ -165,53 +185,283 @@ CONTEXT: RollKind[JdrContextCreate, JdrContextRequest, JdrContextResult] = RollK
 # --- JDR-25..27: the Joker ---------------------------------------------------------------
 
 
+class JdrFollowedAttack(Model):
+    """An attack the Joker rerolls (JDR-25, corrected): {seq, kind, request, result, effects}."""
+
+    seq: int
+    kind: Literal["jdr.attack"]
+    request: JdrAttackRequest
+    result: JdrAttackResult
+    effects: list[Effect] = Field(default_factory=list)
+
+
+class JdrFollowedMythos(Model):
+    """A Mythos test the Joker rerolls (JDR-25, corrected)."""
+
+    seq: int
+    kind: Literal["jdr.mythos"]
+    request: JdrMythosRequest
+    result: JdrMythosResult
+    effects: list[Effect] = Field(default_factory=list)
+
+
+class JdrRerolledOther(Model):
+    """Another entry named as the roll: the rules refuse it."""
+
+    seq: int
+    kind: str
+    request: dict[str, JsonValue]
+    result: dict[str, JsonValue]
+    effects: list[dict[str, JsonValue]] = Field(default_factory=list)
+
+
+# The entry rerolled, read as the first kind it is, else as any entry for the rules to
+# refuse: JSON Schema's anyOf, which several may satisfy.
+JdrRerolled = Annotated[
+    JdrFollowedAction | JdrFollowedAttack | JdrFollowedMythos | JdrRerolledOther,
+    Field(union_mode="left_to_right"),
+]
+_REROLLED: TypeAdapter[
+    JdrFollowedAction | JdrFollowedAttack | JdrFollowedMythos | JdrRerolledOther
+] = TypeAdapter(JdrRerolled)
+
+
 class JdrJokerRequest(JdrFollowUpRequest):
-    character: JdrCharacter
+    action: JdrRerolled  # type: ignore[assignment]
+    character: JdrCharacter = Field(description="the PC who spends the Joker")
+    other: JdrCharacter | None = Field(
+        default=None, description="an attack's other fighter, as the reroll finds them"
+    )
 
 
-class JdrJokerResult(JdrActionResult):
-    rerolls: int = Field(description="seq of the action rerolled; this result is final")
+class JdrJokerResult(Model):
+    """The reroll, final (JDR-25): an action's reroll is the action's result fields; an
+    attack's or a Mythos test's (from rules version 4) is its whole result under `attack` or
+    `mythos`."""
+
+    rerolls: int = Field(description="seq of the roll rerolled; this result is final")
+    mode: Mode | None = None
+    dice: list[int] | None = None
+    kept: list[bool] | None = None
+    trait_value: int | None = None
+    talent_bonus: int | None = None
+    talent_withheld: TalentWithheld | None = None
+    modifier: int | None = None
+    auto_disadvantage: list[Burden] | None = None
+    total: int | None = None
+    tier: Tier | None = None
+    label: str | None = None
+    difficulty: int | None = None
+    success: bool | None = None
+    attack: JdrAttackResult | None = Field(default=None, description="an attack rerolled")
+    mythos: JdrMythosResult | None = Field(default=None, description="a Mythos test rerolled")
+
+    def as_action(self) -> JdrActionResult:
+        """An action's reroll, read as the action result it is."""
+        return JdrActionResult.model_validate(self.dump(exclude={"rerolls"}))
 
 
 def resolve_joker(
     request: JdrJokerRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[JdrJokerResult]:
-    """JDR-25..27: reroll an action of direct peril once per session; the reroll is final."""
+    """JDR-25..27: reroll a roll of direct peril once per session; the reroll is final."""
     character = request.character
-    sheet = character.sheet
     require_pc(character, "JDR-25", "the Joker")
+    action = request.action
+    if version >= 4 and isinstance(action, JdrFollowedAttack | JdrFollowedMythos):
+        return reroll_other(request, action, dice, version)
     action = checked_action(request, character.id, "JDR-25")
     same_scene(request, action, "JDR-25", "the Joker")
     context = context_of(action, request.follow_ups)
     if not context.direct_peril:
         raise refusal("JDR-25", "the Joker rerolls only an action that puts the PC in direct peril")
-    if "jdr.joker" in follow_kinds(request.follow_ups):
-        raise refusal("JDR-25", "this action was already rerolled; the second result is kept")
+    spendable(request, version)
     used = special_rule_used(request.follow_ups)
     if used:
         raise refusal("JDR-27", f"{used} was used on this action; the Joker cannot be")
-    if sheet.joker != "ready":
-        raise refusal("JDR-26", "the Joker was used this session; it recharges at the next one")
     # Same inputs as the action (JDR-25), read against the sheet as it is now.
     reroll = action.request.model_copy(update={"character": character, "context": context})
-    rolled = roll_action(reroll, dice)
+    rolled = roll_action(reroll, dice, version)
     result = JdrJokerResult.model_validate({**rolled.result.dump(), "rerolls": action.seq})
     effects = [effect(character.id, "joker", "ready", "spent", "JDR-25"), *rolled.effects]
     return Resolution(result, effects)
 
 
+def spendable(request: JdrJokerRequest, version: RulesVersion) -> None:
+    """JDR-25/26: one reroll per roll, one Joker per session."""
+    if "jdr.joker" in follow_kinds(request.follow_ups):
+        raise refusal("JDR-25", "this roll was already rerolled; the second result is kept")
+    if request.character.sheet.joker != "ready":
+        raise refusal("JDR-26", "the Joker was used this session; it recharges at the next one")
+
+
+def reroll_other(
+    request: JdrJokerRequest,
+    rerolled: JdrFollowedAttack | JdrFollowedMythos,
+    dice: DiceSource,
+    version: RulesVersion,
+) -> Resolution[JdrJokerResult]:
+    """JDR-25 (corrected): the Joker on an attack (the attacker's own, or one made against
+    the PC, whose player spends it: the attacker's dice are redrawn) or on a Mythos test the
+    GM marked as direct peril. The first result's changes are undone, the second's kept."""
+    character = request.character
+    if rerolled.request.scene != request.scene:
+        scene = rerolled.request.scene
+        raise refusal("JDR-25", f"the Joker applies in the scene of its roll (scene {scene})")
+    spent = effect(character.id, "joker", "ready", "spent", "JDR-25")
+    if isinstance(rerolled, JdrFollowedMythos):
+        if rerolled.request.character.id != character.id:
+            raise InvalidInput("the Joker rerolls the Mythos test of the PC who spends it")
+        if not rerolled.request.direct_peril:
+            raise refusal(
+                "JDR-25", "the Joker rerolls a Mythos test only when the GM marks it direct peril"
+            )
+        spendable(request, version)
+        base = undone(character, rerolled.effects)
+        test = rerolled.request.model_copy(update={"character": base})
+        tested = resolve_mythos(test, dice, version)
+        changes = settled(character, base, tested.effects)
+        return Resolution(joker_result(rerolled.seq, mythos=tested.result), [spent, *changes])
+    attack = rerolled.request
+    fighters_ids = {attack.attacker.id, attack.target.id}
+    if character.id not in fighters_ids:
+        raise InvalidInput("the Joker on an attack is spent by its attacker or by its target")
+    other = request.other
+    if other is None or other.id not in fighters_ids or other.id == character.id:
+        raise InvalidInput("the attack's other fighter is missing from the request")
+    spendable(request, version)
+    by_id = {character.id: character, other.id: other}
+    bases = {who: undone(by_id[who], rerolled.effects) for who in by_id}
+    again = attack.model_copy(
+        update={"attacker": bases[attack.attacker.id], "target": bases[attack.target.id]}
+    )
+    second = resolve_attack(again, dice, version)
+    result = joker_result(rerolled.seq, attack=second.result)
+    changes = [
+        change for who in by_id for change in settled(by_id[who], bases[who], second.effects)
+    ]
+    return Resolution(result, [spent, *changes])
+
+
+SnapshotT = TypeVar("SnapshotT", JdrCharacter, JdrCthulhuCharacter)
+
+
+def undone(character: SnapshotT, effects: list[Effect]) -> SnapshotT:
+    """The character as if the first roll had changed nothing of theirs: the wound or mark
+    it added is taken out, what it set is set back (an attack, a Mythos test)."""
+    sheet = character.sheet.dump()
+    for change in effects:
+        if change.character_id != character.id or change.field not in sheet:
+            continue
+        if change.field in ("wounds", "marks"):
+            before = change.before if isinstance(change.before, list) else []
+            after = change.after if isinstance(change.after, list) else []
+            # The first roll appended its wound or mark; the same one may already be there.
+            added = after[len(before) :] if after[: len(before)] == before else []
+            current = list(sheet[change.field])
+            for item in added:
+                if item in current:
+                    current.reverse()
+                    current.remove(item)
+                    current.reverse()
+            sheet[change.field] = current
+        elif sheet[change.field] == change.after:
+            sheet[change.field] = change.before
+    return character.model_copy(update={"sheet": type(character.sheet).model_validate(sheet)})
+
+
+def settled(current: SnapshotT, base: SnapshotT, effects: list[Effect]) -> list[Effect]:
+    """One change per field, from the sheet as it is to what the second roll leaves."""
+    after = base.sheet.dump()
+    for change in effects:
+        if change.character_id == current.id:
+            after[change.field] = to_json(change.after)
+    before = current.sheet.dump()
+    rules = {change.field: change.rule for change in effects if change.character_id == current.id}
+    return [
+        effect(current.id, field, before.get(field), after[field], rules.get(field) or "JDR-25")
+        for field in after
+        if after[field] != before.get(field)
+    ]
+
+
+def joker_result(
+    seq: int,
+    *,
+    attack: JdrAttackResult | None = None,
+    mythos: JdrMythosResult | None = None,
+) -> JdrJokerResult:
+    result = JdrJokerResult(rerolls=seq)
+    if attack is not None:
+        result.attack = attack
+    if mythos is not None:
+        result.mythos = mythos
+    return result
+
+
 def prepare_joker(body: JdrJokerCreate, table: Table) -> Prepared[JdrJokerRequest]:
-    entry, character = player_follow_up(body, table, JdrCharacter)
+    entry = table.entry(body.follows)
+    rerolled = _REROLLED.validate_python(
+        {
+            "seq": entry.seq,
+            "kind": entry.kind,
+            "request": entry.request,
+            "result": entry.result,
+            "effects": entry.effects,
+        }
+        if entry.kind in ("jdr.attack", "jdr.mythos")
+        else {
+            "seq": entry.seq,
+            "kind": entry.kind,
+            "request": entry.request,
+            "result": entry.result,
+        }
+    )
+    other: JdrCharacter | None = None
+    if isinstance(rerolled, JdrFollowedAttack):
+        character, other = joker_of_attack(body, rerolled, table)
+    else:
+        character = playable(
+            table, table.acting(entry_character(entry, body.follows), JdrCharacter)
+        )
     request = JdrJokerRequest(
         system=setting_of(table),
         session=table.session,
         scene=table.scene,
         character=character,
-        action=followed(entry),
+        action=rerolled,
         follow_ups=table.follow_ups(body.follows),
     )
+    if other is not None:
+        request.other = other
     visibility = body.visibility or entry.visibility
     return Prepared(request, character_id=character.id, visibility=visibility, follows=body.follows)
+
+
+def joker_of_attack(
+    body: JdrJokerCreate, attack: JdrFollowedAttack, table: Table
+) -> tuple[JdrCharacter, JdrCharacter]:
+    """Whose Joker an attack's reroll spends (the PC the caller plays: the attacker or the
+    target), and the other fighter, as they are now."""
+    ids = (attack.request.attacker.id, attack.request.target.id)
+    if body.character_id is not None:
+        spender_id = str(body.character_id)
+        if spender_id not in ids:
+            raise InvalidInput("character_id names neither the attacker nor the target")
+    else:
+        candidates = [
+            fighter.id
+            for fighter in (attack.request.attacker, attack.request.target)
+            if fighter.kind == "pc" and table.chooses_for(fighter.id, hidden=False)
+        ]
+        if len(candidates) != 1:
+            raise InvalidInput(
+                "name the PC who spends the Joker in character_id (the attacker or the target)"
+            )
+        spender_id = candidates[0]
+    spender = playable(table, table.acting(spender_id, JdrCharacter))
+    other_id = ids[1] if spender_id == ids[0] else ids[0]
+    return spender, table.character(other_id, JdrCharacter)
 
 
 def joker_summary(request: JdrJokerRequest, result: JdrJokerResult, language: Language) -> str:
@@ -223,22 +473,45 @@ def joker_summary(request: JdrJokerRequest, result: JdrJokerResult, language: La
         if language == "fr"
         else f" (reroll of #{result.rerolls})"
     )
+    separator = " : " if language == "fr" else ": "
+    if isinstance(action, JdrFollowedAttack) and result.attack is not None:
+        return head + separator + attack_summary(action.request, result.attack, language)
+    if isinstance(action, JdrFollowedMythos) and result.mythos is not None:
+        return head + separator + mythos_summary(action.request, result.mythos, language)
     if not isinstance(action, JdrFollowedAction):
         return head
-    return (
-        f"{head} : {roll_words(action.request, result, language)}"
-        if language == "fr"
-        else (f"{head}: {roll_words(action.request, result, language)}")
-    )
+    return head + separator + roll_words(action.request, result.as_action(), language)
 
 
 def joker_outcome(result: JdrJokerResult) -> Outcome:
-    return Outcome("tier", result.tier)
+    if result.attack is not None:
+        return attack_outcome(result.attack)
+    if result.mythos is not None:
+        return mythos_outcome(result.mythos)
+    return outcome(result.as_action())
 
 
 JOKER: RollKind[JdrJokerCreate, JdrJokerRequest, JdrJokerResult] = RollKind(
     name="jdr.joker",
-    npc_values=ACTION_NPC_VALUES,
+    npc_values=(
+        *ACTION_NPC_VALUES,
+        ("/mythos/mental", "/character"),
+        ("/mythos/talent_bonus", "/character"),
+        ("/mythos/total", "/character"),
+        # An attack rerolled shows what the rules read of both fighters (FAIR-18).
+        ("/attack/physique", "/action/request/attacker"),
+        ("/attack/weapon_bonus", "/action/request/attacker"),
+        ("/attack/total", "/action/request/attacker"),
+        ("/attack/tier", "/action/request/attacker"),
+        ("/attack/margin", "/action/request/attacker"),
+        ("/attack/defense", "/action/request/target"),
+        ("/attack/margin", "/action/request/target"),
+        ("/attack/creature_bonuses", "/action/request/target"),
+        ("/attack/damage_steps", "/action/request/target"),
+        ("/attack/auto_disadvantage", "/action/request/attacker"),
+        ("/attack/mode", "/action/request/attacker"),
+        ("/attack/kept", "/action/request/attacker"),
+    ),
     title="Joker reroll",
     body=JdrJokerCreate,
     request=JdrJokerRequest,

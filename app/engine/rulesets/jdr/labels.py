@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Final
 
 from app.engine.contract import Label, Labels
+from app.engine.rulesets.jdr.gear import CATALOG_LABELS, WEAPON_TAG_LABELS
 
 TRAITS: Final = {
     "mental": Label("Mental", "Mental"),
@@ -35,7 +36,8 @@ MODES: Final = {
 }
 # JDR-3, JDR-24, JDR-33: what puts a roll at Disadvantage on its own.
 BURDENS: Final = {
-    "serious_wound": Label("Serious wound awaiting care", "Blessure grave non soignée"),
+    "serious_wound": Label("Serious wound awaiting care", "Blessure sérieuse non soignée"),
+    "critical_wound": Label("Critical wound awaiting care", "Blessure critique non soignée"),
     "faith_shaken": Label("Shaken faith (cracked talisman)", "Foi ébranlée (talisman fêlé)"),
 }
 # JDR-14 [C]: the domain of a roll (the Effleurement works on the first five, JDR-29).
@@ -47,15 +49,44 @@ DOMAINS: Final = {
     "mythos": Label("Mythos", "Mythe"),
     "other": Label("Other", "Autre"),
 }
-# JDR-33: the wound a margin inflicts; an attack that misses, or a sleeping vampire staked
-# for good (JDR-36).
+# JDR-33 (corrected): the wound a margin inflicts, in the source's words; an attack that
+# misses; a sleeping vampire staked (JDR-36: nailed for good, or only woken).
 WOUNDS: Final = {
     "light": Label("Light wound", "Blessure légère"),
-    "serious": Label("Serious wound", "Blessure grave"),
+    "serious": Label("Serious wound", "Blessure sérieuse"),
     "critical": Label("Critical wound", "Blessure critique"),
     "miss": Label("Miss", "Raté"),
-    "destroyed": Label("Destroyed for good", "Détruit à jamais"),
+    "destroyed": Label("Nailed for good", "Cloué"),
+    "woken": Label("Woken, unharmed", "Réveillé, indemne"),
     "no_effect": Label("No effect", "Sans effet"),
+}
+# What results recorded before rules version 4 say (their labels are hashed).
+WOUNDS_BEFORE_4: Final = {
+    **WOUNDS,
+    "serious": Label("Serious wound", "Blessure grave"),
+    "destroyed": Label("Destroyed for good", "Détruit à jamais"),
+}
+# JDR-33/JDR-37 (corrected): what a wound does to its target, as the attack result says.
+WOUND_EFFECTS: Final = {
+    "standard": Label("standard damage", "dégâts standards"),
+    "disadvantage_until_care": Label(
+        "Disadvantage until medical care", "désavantage jusqu'aux soins"
+    ),
+    "lasting_loss": Label(
+        "Disadvantage until medical care, and a lasting loss the GM decides",
+        "désavantage jusqu'aux soins, et une perte durable que le MJ tranche",
+    ),
+    "only_silver": Label(
+        "none: only silver or the supernatural wounds a werewolf",
+        "aucun : seul l'argent ou le surnaturel blesse un loup-garou",
+    ),
+}
+# JDR-10/JDR-31a: why a talent's bonus did not count.
+TALENT_WITHHELD: Final = {
+    "off_guard": Label(
+        "caught off guard: no talent bonus in the first round",
+        "pris au dépourvu : pas de bonus de talent au premier round",
+    ),
 }
 # JDR-40/41 [C]: a Mythos test against its difficulty.
 MYTHOS: Final = {
@@ -85,7 +116,8 @@ EVENTS: Final = {
     "initiative_rolled": Label("Initiative rolled", "Initiative lancée"),
     "effleurement_recharged": Label("Effleurement recharged", "Effleurement rechargé"),
     "talisman_restored": Label("Talisman restored by penance", "Talisman restauré par pénitence"),
-    "wounds_cared": Label("Serious wounds cared for", "Blessures graves soignées"),
+    "wounds_cared": Label("Wounds cared for", "Blessures soignées"),
+    "mark_worded": Label("Mark worded", "Marque formulée"),
 }
 # Sheet states (JDR-4..7, JDR-38).
 FAITHS: Final = {
@@ -113,10 +145,7 @@ CREATURE_TAGS: Final = {
     "possessed": Label("Possessed", "Possédé"),
     "creature": Label("Creature", "Créature"),
 }
-WEAPON_TAGS: Final = {
-    "ash_stake": Label("Ash stake", "Pieu de frêne"),
-    "silver": Label("Silver", "Argent"),
-}
+WEAPON_TAGS: Final = WEAPON_TAG_LABELS
 
 LABELS: Final[Labels] = {
     "trait": TRAITS,
@@ -136,4 +165,7 @@ LABELS: Final[Labels] = {
     "status": STATUSES,
     "creature_tag": CREATURE_TAGS,
     "weapon_tag": WEAPON_TAGS,
+    "weapon": CATALOG_LABELS,
+    "wound_effect": WOUND_EFFECTS,
+    "talent_withheld": TALENT_WITHHELD,
 }

@@ -3,11 +3,13 @@ and the mark it always costs."""
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from collections.abc import Sequence
+from typing import Annotated, Final, Literal
 
-from pydantic import Field
+from pydantic import Field, JsonValue, TypeAdapter
 
 from app.engine.contract import (
+    FollowUpRecord,
     Language,
     Model,
     Outcome,
@@ -15,12 +17,15 @@ from app.engine.contract import (
     Resolution,
     RollKind,
     RulesVersion,
+    Settled,
+    Settling,
     Table,
     effect,
 )
 from app.engine.dice import DiceSource
-from app.engine.errors import invalid
-from app.engine.rulesets.jdr.bodies import JdrMythosCreate
+from app.engine.errors import InvalidInput, invalid, refusal
+from app.engine.rulesets.jdr.action import player_follow_up, talent_bonus
+from app.engine.rulesets.jdr.bodies import JdrMarkCreate, JdrMythosCreate
 from app.engine.rulesets.jdr.core import (
     CTHULHU,
     Burden,
@@ -32,10 +37,11 @@ from app.engine.rulesets.jdr.core import (
     playable,
     roll_2d6,
     setting_of,
-    uncared_serious_wound,
+    wound_burdens,
     wrong_setting,
 )
 from app.engine.rulesets.jdr.cthulhu import CTHULHU_ONLY, counted_marks, npc_effect
+from app.engine.rulesets.jdr.events import event_words
 from app.engine.rulesets.jdr.labels import MYTHOS
 from app.engine.rulesets.jdr.sheet import JdrCthulhuCharacter, Mark
 
@@ -52,8 +58,10 @@ class JdrMythosRequest(Model):
     difficulty: int
     source: str
     detail: str | None = None
+    talent: str | None = Field(default=None, description="from rules version 4 (JDR-40)")
     advantage: bool
     disadvantage: bool
+    direct_peril: bool = Field(default=False, description="marked by the GM (JDR-25)")
 
 
 class JdrMythosResult(Model):
@@ -61,6 +69,7 @@ class JdrMythosResult(Model):
     dice: list[int]
     kept: list[bool]
     mental: int
+    talent_bonus: int | None = Field(default=None, description="JDR-40 (corrected)")
     auto_disadvantage: list[Burden]
     total: int
     difficulty: int
@@ -68,6 +77,11 @@ class JdrMythosResult(Model):
     label: str
     cost: str | None = Field(default=None, description="on a failure: the GM decides (JDR-41)")
     mark: Mark | None = Field(default=None, description="on a success or a critical failure")
+    mark_pending: bool | None = Field(
+        default=None,
+        description="a success whose mark awaits its wording, by the player or the GM "
+        "(jdr.mark, JDR-41)",
+    )
     counted_marks: int | None = None
 
 
@@ -83,10 +97,11 @@ def resolve_mythos(
     check_setting(request.system, CTHULHU, "JDR-40")
     character = request.character
     sheet = character.sheet
-    burdens: list[Burden] = ["serious_wound"] if uncared_serious_wound(sheet.wounds) else []
+    burdens = wound_burdens(sheet.wounds, version)
+    bonus = talent_bonus(sheet, request.talent) if version >= 4 else 0
     roll = roll_2d6(dice, request.advantage, request.disadvantage or bool(burdens))
     mental = sheet.traits.mental
-    total = roll.kept_sum + mental
+    total = roll.kept_sum + mental + bonus
     outcome: MythosOutcome
     if total <= 5:
         outcome = "critical_failure"
@@ -105,8 +120,14 @@ def resolve_mythos(
         outcome=outcome,
         label=MYTHOS[outcome].fr,
     )
+    if version >= 4:
+        result.talent_bonus = bonus
     if outcome == "failure":
         result.cost = "the GM decides the cost (JDR-41)"
+        return Resolution(result)
+    if outcome == "success" and request.detail is None and version >= 4:
+        # JDR-41: the mark is the player's to word (or the GM's): it waits for jdr.mark.
+        result.mark_pending = True
         return Resolution(result)
     # JDR-41: success leaves a narrative detail; a critical failure a durable, counted mark.
     mark = Mark(
@@ -143,6 +164,10 @@ def prepare_mythos(body: JdrMythosCreate, table: Table) -> Prepared[JdrMythosReq
         advantage=body.advantage,
         disadvantage=body.disadvantage,
     )
+    if body.talent is not None:
+        request.talent = body.talent
+    if body.direct_peril:
+        request.direct_peril = True
     return Prepared(request, character_id=character.id, visibility=body.visibility)
 
 
@@ -161,11 +186,22 @@ def mythos_outcome(result: JdrMythosResult) -> Outcome:
     return Outcome("mythos", result.outcome)
 
 
+def settle_mythos(follow_ups: Sequence[Settling]) -> Settled | None:
+    """JDR-25: after a Joker, the Mythos test stands as its reroll."""
+    final: Settled | None = None
+    for follow in follow_ups:
+        rerolled = follow.result.get("mythos") if follow.kind == "jdr.joker" else None
+        if isinstance(rerolled, dict) and isinstance(rerolled.get("outcome"), str):
+            final = Settled(Outcome("mythos", str(rerolled["outcome"])), follow.seq)
+    return final
+
+
 MYTHOS_TEST: RollKind[JdrMythosCreate, JdrMythosRequest, JdrMythosResult] = RollKind(
     name="jdr.mythos",
-    gm_decides=(("difficulty", "JDR-40"),),
+    gm_decides=(("difficulty", "JDR-40"), ("direct_peril", "JDR-25")),
     npc_values=(
         ("/mental", "/character"),
+        ("/talent_bonus", "/character"),
         ("/total", "/character"),
     ),
     title="Mythos test",
@@ -176,6 +212,114 @@ MYTHOS_TEST: RollKind[JdrMythosCreate, JdrMythosRequest, JdrMythosResult] = Roll
     resolve=resolve_mythos,
     summary=mythos_summary,
     outcome=mythos_outcome,
+    settle=settle_mythos,
     systems=CTHULHU_ONLY,
     wrong_system=wrong_setting("JDR-40", CTHULHU),
+)
+
+
+# --- JDR-41: the mark a success left pending, worded --------------------------------------
+
+
+class JdrWorded(Model):
+    """The Mythos test whose mark is worded: {seq, kind, request, result}."""
+
+    seq: int
+    kind: Literal["jdr.mythos"]
+    request: JdrMythosRequest
+    result: JdrMythosResult
+
+
+class JdrWordedOther(Model):
+    """Another entry named as the Mythos test: the rules refuse it."""
+
+    seq: int
+    kind: str
+    request: dict[str, JsonValue]
+    result: dict[str, JsonValue]
+
+
+# Read as a Mythos test when it is one (first), else as any entry for the rules to refuse.
+JdrWordedEntry = Annotated[JdrWorded | JdrWordedOther, Field(union_mode="left_to_right")]
+_WORDED: TypeAdapter[JdrWorded | JdrWordedOther] = TypeAdapter(JdrWordedEntry)
+
+
+class JdrMarkRequest(Model):
+    system: JdrSystem
+    session: int
+    scene: int
+    character: JdrCthulhuCharacter
+    test: JdrWordedEntry
+    follow_ups: list[FollowUpRecord] = Field(default_factory=list)
+    wording: str
+
+
+class JdrMarkResult(Model):
+    mark: Mark
+    counted_marks: int
+
+
+def resolve_mark(
+    request: JdrMarkRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[JdrMarkResult]:
+    """JDR-41 [C]: the narrative detail a Mythos success costs, in the player's words."""
+    check_setting(request.system, CTHULHU, "JDR-41")
+    test = request.test
+    if not isinstance(test, JdrWorded):
+        raise InvalidInput(f"follows must name a jdr.mythos entry, not {test.kind}")
+    if not test.result.mark_pending:
+        raise refusal("JDR-41", "this Mythos test left no mark waiting for its wording")
+    if any(follow.kind == "jdr.mark" for follow in request.follow_ups):
+        raise refusal("JDR-41", "the mark of this Mythos test was already worded")
+    character = request.character
+    sheet = character.sheet
+    wording = request.wording.strip()
+    if not wording:
+        raise invalid("JDR-41", "the mark needs words: a nightmare, an aversion, a foreign word")
+    mark = Mark(description=wording, counted=False, scene=test.request.scene)
+    marks_after = [*sheet.marks, mark]
+    effects = [effect(character.id, "marks", sheet.marks, marks_after, "JDR-41")]
+    return Resolution(JdrMarkResult(mark=mark, counted_marks=counted_marks(marks_after)), effects)
+
+
+def prepare_mark(body: JdrMarkCreate, table: Table) -> Prepared[JdrMarkRequest]:
+    entry, character = player_follow_up(body, table, JdrCthulhuCharacter)
+    request = JdrMarkRequest(
+        system=setting_of(table),
+        session=table.session,
+        scene=table.scene,
+        character=character,
+        test=_WORDED.validate_python(
+            {"seq": entry.seq, "kind": entry.kind, "request": entry.request, "result": entry.result}
+        ),
+        follow_ups=table.follow_ups(body.follows),
+        wording=body.wording,
+    )
+    visibility = body.visibility or entry.visibility
+    return Prepared(request, character_id=character.id, visibility=visibility, follows=body.follows)
+
+
+def mark_summary(request: JdrMarkRequest, result: JdrMarkResult, language: Language) -> str:
+    """« Dr. Penhaligon — Marque formulée : ne dort plus sans lumière »."""
+    return event_words(request.character.name, "mark_worded", result.mark.description, language)
+
+
+def mark_outcome(result: JdrMarkResult) -> Outcome:
+    return Outcome("event", "mark_worded")
+
+
+MARK: RollKind[JdrMarkCreate, JdrMarkRequest, JdrMarkResult] = RollKind(
+    name="jdr.mark",
+    title="Mark worded",
+    body=JdrMarkCreate,
+    request=JdrMarkRequest,
+    result=JdrMarkResult,
+    prepare=prepare_mark,
+    resolve=resolve_mark,
+    summary=mark_summary,
+    outcome=mark_outcome,
+    is_roll=False,
+    systems=CTHULHU_ONLY,
+    wrong_system=wrong_setting("JDR-41", CTHULHU),
+    reaction=True,
 )

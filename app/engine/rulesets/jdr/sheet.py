@@ -10,6 +10,7 @@ from pydantic import ConfigDict, Field, JsonValue
 
 from app.engine.contract import Model, Snapshot, Table, TableOptions
 from app.engine.errors import InvalidInput
+from app.engine.rulesets.jdr.gear import CthulhuCarried, CustomItem, DraculaCarried
 from app.engine.rulesets.jdr.labels import (
     CREATURE_TAGS,
     FAITHS,
@@ -55,7 +56,13 @@ class Wound(Model):
         description="Read on the attack's margin (JDR-33)",
         json_schema_extra=enum_labels(SEVERITIES),
     )
-    note: str = Field(default="", max_length=200, title="Note")
+    note: str = Field(
+        default="",
+        max_length=200,
+        title="Note",
+        description="What dealt it; for a critical wound, the GM adds the lasting loss it "
+        "caused (an arm, an eye, a foot), which care does not give back (JDR-33)",
+    )
     cared: bool = Field(
         default=False, title="Cared for", description="Medical care recorded by the GM (JDR-3)"
     )
@@ -134,11 +141,24 @@ class JdrSheetBase(Sheet):
         title="Destroyed",
         description="A vampire staked in its sleep is destroyed for good (JDR-36)",
     )
+    custom_items: list[CustomItem] = managed(
+        default_factory=list,
+        max_length=20,
+        title="The GM's items",
+        description="Weapons the GM added with their own values (JDR-32, corrected)",
+    )
 
 
 class JdrDraculaSheet(JdrSheetBase):
     """JDR-4 [D]: faith and the Talisman."""
 
+    weapons: list[DraculaCarried] = Field(
+        default_factory=list,
+        max_length=10,
+        title="Weapons",
+        description="What the character carries, from the setting's weapons (JDR-32, JDR-36, "
+        "JDR-37); an attack names one",
+    )
     faith: Literal["believer", "atheist"] = managed(
         "believer",
         title="Faith",
@@ -150,6 +170,12 @@ class JdrDraculaSheet(JdrSheetBase):
         max_length=200,
         title="Sacred object",
         description="Needed, from an earlier scene, to invoke the Talisman (JDR-4, JDR-22)",
+    )
+    sacred_object_from_creation: bool = Field(
+        default=False,
+        title="Sacred object from creation",
+        description="Listed when the character was created: established from its first "
+        "scene (JDR-22, corrected); set by the rules",
     )
     sacred_object_scene: int | None = Field(
         default=None,
@@ -186,6 +212,13 @@ class JdrDraculaSheet(JdrSheetBase):
 class JdrCthulhuSheet(JdrSheetBase):
     """JDR-5 [C]: marks and the Effleurement."""
 
+    weapons: list[CthulhuCarried] = Field(
+        default_factory=list,
+        max_length=10,
+        title="Weapons",
+        description="What the character carries, from the setting's weapons (JDR-32); an "
+        "attack names one",
+    )
     marks: list[Mark] = managed(
         default_factory=list,
         max_length=50,
@@ -243,14 +276,20 @@ def on_sheet_edit(
     """JDR-22: the scene a sacred object was established in is the rules' to record.
 
     Whatever the edit sent for it, it is the current scene when the object changes and
-    stays as it was otherwise, so nobody can backdate an object into an earlier scene.
+    stays as it was otherwise, so nobody can backdate an object into an earlier scene; and
+    only an object listed when the character is created counts from its first scene.
     """
     if "sacred_object" not in after:
+        after.pop("sacred_object_from_creation", None)  # only the rules set it
         return after
-    if before is None or before.get("sacred_object") != after["sacred_object"]:
-        after["sacred_object_scene"] = scene if after["sacred_object"] else None
+    obj = after["sacred_object"]
+    if before is None or before.get("sacred_object") != obj:
+        after["sacred_object_scene"] = scene if obj else None
+        # JDR-22 (corrected): listed at creation, it is established from the first scene.
+        after["sacred_object_from_creation"] = before is None and bool(obj)
     else:
         after["sacred_object_scene"] = before.get("sacred_object_scene")
+        after["sacred_object_from_creation"] = before.get("sacred_object_from_creation", False)
     return after
 
 
