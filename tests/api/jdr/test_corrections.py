@@ -257,3 +257,137 @@ def test_JDR_42_a_gm_override_to_six_counted_marks_makes_the_pc_an_npc(
         {"kind": "jdr.action", "character_id": penhaligon["id"], "trait": "mental"},
     )
     assert_refused(refused, "JDR-42")
+
+
+# --- what the play-through found ----------------------------------------------------------
+
+
+def test_JDR_25_a_wound_cared_for_before_the_joker_is_still_undone(
+    client, gm, player, dracula, hunter, brigand, forced_dice
+):
+    new_session(client, dracula, gm)
+    forced_dice.push(6, 6)
+    hit = post_roll(client, dracula, gm, attack_body(brigand, hunter, CLAWS)).json()
+    gm_event_body = {"kind": "jdr.medical_care", "character_id": hunter["id"], "description": ""}
+    assert post_roll(client, dracula, gm, gm_event_body).status_code == 201
+    assert [w["cared"] for w in wounds(client, gm, hunter)] == [True]
+    forced_dice.push(1, 2)
+    followed(client, dracula, player, "jdr.joker", hit["seq"])
+    assert wounds(client, gm, hunter) == []
+
+
+def test_JDR_41_the_mark_of_a_rerolled_test_is_worded_on_the_joker(
+    client, gm, player, cthulhu, penhaligon, forced_dice
+):
+    new_session(client, cthulhu, gm)
+    forced_dice.push(1, 2)  # 3 + 3 = 6 against 9: a failure
+    test = mythos(client, cthulhu, gm, penhaligon, 9, "lettre", direct_peril=True).json()
+    forced_dice.push(4, 4)  # 11: a success whose mark waits
+    joker = followed(client, cthulhu, player, "jdr.joker", test["seq"])
+    assert joker["result"]["mythos"]["mark_pending"] is True
+    wording = {"wording": "rêve d'eau noire"}
+    assert_refused(follow(client, cthulhu, player, "jdr.mark", test["seq"], **wording), "JDR-25")
+    worded = followed(client, cthulhu, player, "jdr.mark", joker["seq"], **wording)
+    assert worded["result"]["mark"]["description"] == "rêve d'eau noire"
+    assert [m["description"] for m in sheet_of(client, player, penhaligon)["marks"]] == [
+        "rêve d'eau noire"
+    ]
+
+
+def test_JDR_25_a_mark_worded_for_the_first_result_goes_with_it(
+    client, gm, player, cthulhu, penhaligon, forced_dice
+):
+    new_session(client, cthulhu, gm)
+    forced_dice.push(4, 4)  # a success
+    test = mythos(client, cthulhu, gm, penhaligon, 9, "lettre", direct_peril=True).json()
+    followed(client, cthulhu, player, "jdr.mark", test["seq"], wording="aversion des coquillages")
+    forced_dice.push(1, 2)  # the reroll fails: the GM decides the cost
+    followed(client, cthulhu, player, "jdr.joker", test["seq"])
+    assert sheet_of(client, player, penhaligon)["marks"] == []
+
+
+def test_JDR_25_JDR_42_the_player_may_reroll_the_test_that_made_their_pc_an_npc(
+    client, gm, player, cthulhu, penhaligon, forced_dice
+):
+    gm_patch(client, gm, penhaligon, {"marks": five_counted_marks()})
+    new_session(client, cthulhu, gm)
+    forced_dice.push(1, 1)  # a critical failure: the sixth counted mark
+    test = mythos(client, cthulhu, gm, penhaligon, 15, "Necronomicon", direct_peril=True).json()
+    assert sheet_of(client, gm, penhaligon)["status"] == "npc"
+    forced_dice.push(4, 4)
+    joker = followed(client, cthulhu, player, "jdr.joker", test["seq"])
+    assert ("status", "npc", "active") in [
+        (e["field"], e["before"], e["after"]) for e in joker["effects"]
+    ]
+    assert sheet_of(client, player, penhaligon)["status"] == "active"
+
+
+def test_FAIR_18_an_npcs_custom_weapon_keeps_its_values_on_its_hidden_sheet(
+    client, gm, player, dracula, hunter, make_character, forced_dice
+):
+    new_session(client, dracula, gm)
+    wolf = npc(make_character, dracula, gm, "Loup", (1, 4, 0), tags=["werewolf"])
+    gm_patch(
+        client,
+        gm,
+        wolf,
+        {"custom_items": [{"name": "crocs", "attack_bonus": 2, "damage_bonus": 3}]},
+    )
+    forced_dice.push(3, 3)  # 6 + 4 + 2 + 3 = 15 against Defense 6: margin 9
+    bite = post_roll(client, dracula, gm, attack_body(wolf, hunter, "crocs")).json()
+    assert bite["result"]["total"] == 15 and bite["result"]["damage_steps"] == 3
+    seen = rolls_get(client, dracula, player, bite["seq"])
+    assert seen["request"]["weapon"] == {"name": "crocs", "custom": True}
+    for value in ("weapon_bonus", "damage_steps", "total"):
+        assert "$commit" in seen["result"][value], value
+
+
+def test_JDR_24_the_player_answering_the_gms_protection_request_cannot_drop_its_context(
+    client, gm, player, make_campaign, make_character, forced_dice
+):
+    from tests.api.helpers import new_scene
+
+    campaign = make_campaign("jdr-express-dracula", players=(player,))
+    mihail = make_character(campaign, player, name="Père Mihail")
+    new_session(client, campaign, gm)
+    crack(client, campaign, gm, player, mihail, forced_dice)
+    new_scene(client, campaign, gm, night=True)
+    asked = client.post(
+        f"{API}/campaigns/{campaign['id']}/roll-requests",
+        json={
+            "kind": "jdr.action",
+            "character_ids": [mihail["id"]],
+            "values": {"context.protection": True, "context.supernatural": True},
+        },
+        headers=gm.headers,
+    ).json()
+    answer = f"{API}/campaigns/{campaign['id']}/rolls?request_id={asked['id']}"
+    dodging = {
+        "kind": "jdr.action",
+        "character_id": mihail["id"],
+        "trait": "mental",
+        "context": {"protection": True, "supernatural": False},
+    }
+    assert_problem(client.post(answer, json=dodging, headers=player.headers), 422, "supernatural")
+    forced_dice.push(6, 3, 2)
+    body = {"kind": "jdr.action", "character_id": mihail["id"], "trait": "mental"}
+    entry = client.post(answer, json=body, headers=player.headers).json()
+    assert entry["result"]["auto_disadvantage"] == ["faith_shaken"]
+
+
+def test_JDR_40_the_mythos_summary_counts_the_talent(
+    client, gm, player, cthulhu, make_character, forced_dice
+):
+    scholar = make_character(
+        cthulhu,
+        player,
+        name="Pr. Armitage",
+        sheet={
+            "traits": {"mental": 2, "physique": 1, "social": 2},
+            "talents": [{"name": "Langues mortes", "bonus": 2}],
+        },
+    )
+    new_session(client, cthulhu, gm)
+    forced_dice.push(5, 1)
+    entry = mythos(client, cthulhu, player, scholar, 9, "grimoire", talent="Langues mortes").json()
+    assert "2d6+4: 5, 1 → 10" in entry["summary"]

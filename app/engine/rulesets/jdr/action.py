@@ -121,6 +121,8 @@ def roll_action(
     context = request.context
     bonus = 0 if request.no_talent_bonus else talent_bonus(sheet, request.talent)
     burdens = wound_burdens(sheet.wounds, version)  # JDR-3, JDR-33
+    # JDR-24: « tout jet de protection ... contre la créature »: the GM's roll request marks
+    # both, and its answer may change neither.
     shaken = context.protection and faith_shaken_applies(sheet, request.scene, context.supernatural)
     if shaken:
         burdens.append("faith_shaken")  # JDR-24

@@ -88,6 +88,11 @@ class JdrWeapon(Model):
     item: str | None = Field(
         default=None, max_length=60, description="its id in the sources' weapons, if it is one"
     )
+    custom: bool = Field(
+        default=False,
+        description="a custom item of the attacker's sheet: its values are read there, where "
+        "an NPC's stay hidden from the players (FAIR-18)",
+    )
     bonus: int = Field(default=0, ge=0, le=5, description="added to the attack (JDR-30)")
     damage_bonus: int = Field(
         default=0, ge=0, le=5, description="steps added before the margin is read (JDR-32)"

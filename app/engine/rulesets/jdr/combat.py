@@ -167,6 +167,21 @@ def creature_bonuses(
     return bonuses
 
 
+def carried(weapon: JdrWeapon, attacker: JdrCharacter) -> JdrWeapon:
+    """The weapon with its values: a custom item's are read from the attacker's sheet."""
+    if not weapon.custom:
+        return weapon
+    for item in attacker.sheet.custom_items:
+        if item.name == weapon.name:
+            return JdrWeapon(
+                name=item.name,
+                bonus=item.attack_bonus,
+                damage_bonus=item.damage_bonus,
+                tags=list(item.tags),
+            )
+    raise InvalidInput(f"{attacker.name} carries no '{weapon.name}' any more")
+
+
 def wounds_werewolf(weapon: JdrWeapon) -> bool:
     """JDR-37 (corrected): « Argent : blesse les loups-garous », or what the GM records as
     supernatural."""
@@ -196,7 +211,7 @@ def resolve_attack(
         if who.sheet.destroyed:
             raise destroyed(who.name)
     dracula = request.system == DRACULA
-    weapon = request.weapon
+    weapon = carried(request.weapon, attacker)
     scene = request.scene
     target_tags: set[str] = set(target.sheet.tags)
     supernatural = bool(target_tags & CREATURE_TAGS) or request.context.supernatural
@@ -311,6 +326,9 @@ def weapon_of(body: JdrAttackCreate, attacker: JdrCharacter, table: Table) -> Jd
         return JdrWeapon.model_validate(body.weapon.model_dump())
     sheet = attacker.sheet
     armed = armed_with(body.weapon, sheet.weapons, sheet.custom_items, short_range=body.short_range)
+    if armed.custom:
+        # Its values stay on the sheet, committed for an NPC (FAIR-18); the rules read them.
+        return JdrWeapon(name=armed.name, custom=True)
     weapon = JdrWeapon(
         name=armed.name,
         bonus=armed.attack_bonus,
@@ -385,6 +403,7 @@ ATTACK: RollKind[JdrAttackCreate, JdrAttackRequest, JdrAttackResult] = RollKind(
         ("/total", "/attacker"),
         ("/margin", "/attacker"),
         ("/tier", "/attacker"),
+        ("/damage_steps", "/attacker"),
         ("/defense", "/target"),
         ("/margin", "/target"),
         ("/creature_bonuses", "/target"),

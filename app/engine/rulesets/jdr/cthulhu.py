@@ -121,6 +121,8 @@ def resolve_effleurement(
     require_pc(character, "JDR-28", "the Effleurement")
     action = checked_action(request, character.id, "JDR-27")
     same_scene(request, action, "JDR-28", "the Effleurement")
+    if version >= 4 and "jdr.joker" in follow_kinds(request.follow_ups):
+        raise refusal("JDR-27", "the Joker was used on this action")
     if version >= 4 and action.result.difficulty is not None:
         raise refusal(
             "JDR-13",

@@ -80,6 +80,9 @@ def resolve_talisman(
     require_pc(character, "JDR-20", "the Talisman")
     action = checked_action(request, character.id, "JDR-27")
     same_scene(request, action, "JDR-20", "the Talisman")
+    kinds = follow_kinds(request.follow_ups)
+    if version >= 4 and "jdr.joker" in kinds:
+        raise refusal("JDR-27", "the Joker was used on this action")
     if version >= 4 and action.result.difficulty is not None:
         raise refusal(
             "JDR-13",
@@ -90,7 +93,6 @@ def resolve_talisman(
         raise refusal("JDR-22", "the Talisman works only in a proven supernatural confrontation")
     if action.result.tier != "partial_success":
         raise refusal("JDR-22", f"the Talisman turns a partial success, not a {action.result.tier}")
-    kinds = follow_kinds(request.follow_ups)
     if "jdr.joker" in kinds:
         raise refusal("JDR-27", "the Joker was used on this action")
     if "jdr.talisman" in kinds:

@@ -107,6 +107,7 @@ class Armed:
     attack_bonus: int
     damage_bonus: int
     tags: tuple[WeaponTag, ...]
+    custom: bool = False
 
 
 def armed_with(
@@ -128,7 +129,9 @@ def armed_with(
         return Armed(weapon.label.fr, name, 0, steps, weapon.tags)
     for item in custom:
         if item.name == name:
-            return Armed(item.name, None, item.attack_bonus, item.damage_bonus, tuple(item.tags))
+            return Armed(
+                item.name, None, item.attack_bonus, item.damage_bonus, tuple(item.tags), True
+            )
     carried = [*(weapon.id for weapon in weapons), *(item.name for item in custom)]
     raise InvalidInput(
         f"the attacker carries no '{name}' (on the sheet: {', '.join(carried) or 'nothing'}); "

@@ -10,6 +10,7 @@ from app.engine.contract import (
     Effect,
     FollowUpRecord,
     Language,
+    LoggedEntry,
     Model,
     Outcome,
     Prepared,
@@ -317,7 +318,13 @@ def reroll_other(
                 "JDR-25", "the Joker rerolls a Mythos test only when the GM marks it direct peril"
             )
         spendable(request, version)
-        base = undone(character, rerolled.effects)
+        # A mark worded for the first result (JDR-41) goes with it.
+        worded = [
+            effect(character.id, "marks", [], [follow.result["mark"]], "JDR-41")
+            for follow in request.follow_ups
+            if follow.kind == "jdr.mark" and "mark" in follow.result
+        ]
+        base = undone(character, [*rerolled.effects, *worded])
         test = rerolled.request.model_copy(update={"character": base})
         tested = resolve_mythos(test, dice, version)
         changes = settled(character, base, tested.effects)
@@ -360,14 +367,24 @@ def undone(character: SnapshotT, effects: list[Effect]) -> SnapshotT:
             added = after[len(before) :] if after[: len(before)] == before else []
             current = list(sheet[change.field])
             for item in added:
-                if item in current:
-                    current.reverse()
-                    current.remove(item)
-                    current.reverse()
+                # The latest one like it; a wound cared for since is still that wound.
+                for index in range(len(current) - 1, -1, -1):
+                    if same_item(current[index], item):
+                        del current[index]
+                        break
             sheet[change.field] = current
         elif sheet[change.field] == change.after:
             sheet[change.field] = change.before
     return character.model_copy(update={"sheet": type(character.sheet).model_validate(sheet)})
+
+
+def same_item(held: object, added: object) -> bool:
+    """Whether a wound or mark on the sheet is the one a roll added, care aside."""
+    if isinstance(held, dict) and isinstance(added, dict):
+        return {k: v for k, v in held.items() if k != "cared"} == {
+            k: v for k, v in added.items() if k != "cared"
+        }
+    return held == added
 
 
 def settled(current: SnapshotT, base: SnapshotT, effects: list[Effect]) -> list[Effect]:
@@ -421,9 +438,9 @@ def prepare_joker(body: JdrJokerCreate, table: Table) -> Prepared[JdrJokerReques
     if isinstance(rerolled, JdrFollowedAttack):
         character, other = joker_of_attack(body, rerolled, table)
     else:
-        character = playable(
-            table, table.acting(entry_character(entry, body.follows), JdrCharacter)
-        )
+        character = table.acting(entry_character(entry, body.follows), JdrCharacter)
+        if not made_npc_by(entry, character.id):
+            playable(table, character)
     request = JdrJokerRequest(
         system=setting_of(table),
         session=table.session,
@@ -436,6 +453,17 @@ def prepare_joker(body: JdrJokerCreate, table: Table) -> Prepared[JdrJokerReques
         request.other = other
     visibility = body.visibility or entry.visibility
     return Prepared(request, character_id=character.id, visibility=visibility, follows=body.follows)
+
+
+def made_npc_by(entry: LoggedEntry, character_id: str) -> bool:
+    """JDR-42/25: the Mythos test that made the PC an NPC may still be rerolled by its
+    player, whose Joker would undo the mark that did it."""
+    return entry.kind == "jdr.mythos" and any(
+        change.get("character_id") == character_id
+        and change.get("field") == "status"
+        and change.get("after") == "npc"
+        for change in entry.effects
+    )
 
 
 def joker_of_attack(
@@ -503,6 +531,7 @@ JOKER: RollKind[JdrJokerCreate, JdrJokerRequest, JdrJokerResult] = RollKind(
         ("/attack/weapon_bonus", "/action/request/attacker"),
         ("/attack/total", "/action/request/attacker"),
         ("/attack/tier", "/action/request/attacker"),
+        ("/attack/damage_steps", "/action/request/attacker"),
         ("/attack/margin", "/action/request/attacker"),
         ("/attack/defense", "/action/request/target"),
         ("/attack/margin", "/action/request/target"),

@@ -11,6 +11,7 @@ from pydantic import Field, JsonValue, TypeAdapter
 from app.engine.contract import (
     FollowUpRecord,
     Language,
+    LoggedEntry,
     Model,
     Outcome,
     Prepared,
@@ -125,7 +126,7 @@ def resolve_mythos(
     if outcome == "failure":
         result.cost = "the GM decides the cost (JDR-41)"
         return Resolution(result)
-    if outcome == "success" and request.detail is None and version >= 4:
+    if outcome == "success" and not (request.detail or "").strip() and version >= 4:
         # JDR-41: the mark is the player's to word (or the GM's): it waits for jdr.mark.
         result.mark_pending = True
         return Resolution(result)
@@ -174,7 +175,8 @@ def prepare_mythos(body: JdrMythosCreate, table: Table) -> Prepared[JdrMythosReq
 def mythos_summary(request: JdrMythosRequest, result: JdrMythosResult, language: Language) -> str:
     """« Dr. Penhaligon — Mythe (Grimoire latin) 2D6+2 : 4, 5 → 11 contre 12, Échec »."""
     roll = JdrRoll(mode=result.mode, dice=result.dice, kept=result.kept, kept_sum=0)
-    thrown = f"{dice_words(roll, result.mental, language)} → {result.total}"
+    bonus = result.mental + (result.talent_bonus or 0)
+    thrown = f"{dice_words(roll, bonus, language)} → {result.total}"
     label = MYTHOS[result.outcome].text(language)
     name = request.character.name
     if language == "fr":
@@ -203,6 +205,10 @@ MYTHOS_TEST: RollKind[JdrMythosCreate, JdrMythosRequest, JdrMythosResult] = Roll
         ("/mental", "/character"),
         ("/talent_bonus", "/character"),
         ("/total", "/character"),
+        ("/auto_disadvantage", "/character"),
+        ("/mode", "/character"),
+        ("/kept", "/character"),
+        ("/counted_marks", "/character"),
     ),
     title="Mythos test",
     body=JdrMythosCreate,
@@ -239,9 +245,20 @@ class JdrWordedOther(Model):
     result: dict[str, JsonValue]
 
 
+class JdrWordedReroll(Model):
+    """A Joker's reroll of a Mythos test (JDR-25), whose success's mark is worded."""
+
+    seq: int
+    kind: Literal["jdr.joker"]
+    scene: int = Field(description="the scene of the test and its reroll")
+    result: JdrMythosResult = Field(description="the reroll's result")
+
+
 # Read as a Mythos test when it is one (first), else as any entry for the rules to refuse.
-JdrWordedEntry = Annotated[JdrWorded | JdrWordedOther, Field(union_mode="left_to_right")]
-_WORDED: TypeAdapter[JdrWorded | JdrWordedOther] = TypeAdapter(JdrWordedEntry)
+JdrWordedEntry = Annotated[
+    JdrWorded | JdrWordedReroll | JdrWordedOther, Field(union_mode="left_to_right")
+]
+_WORDED: TypeAdapter[JdrWorded | JdrWordedReroll | JdrWordedOther] = TypeAdapter(JdrWordedEntry)
 
 
 class JdrMarkRequest(Model):
@@ -265,18 +282,28 @@ def resolve_mark(
     """JDR-41 [C]: the narrative detail a Mythos success costs, in the player's words."""
     check_setting(request.system, CTHULHU, "JDR-41")
     test = request.test
-    if not isinstance(test, JdrWorded):
-        raise InvalidInput(f"follows must name a jdr.mythos entry, not {test.kind}")
+    if isinstance(test, JdrWordedOther):
+        raise InvalidInput(
+            f"follows must name a jdr.mythos entry, or the Joker that rerolled one, not {test.kind}"
+        )
+    kinds = {follow.kind for follow in request.follow_ups}
+    if "jdr.joker" in kinds:
+        raise refusal(
+            "JDR-25",
+            "the Joker rerolled this Mythos test and its second result stands: word the mark "
+            "the reroll left, if any (follows: the Joker's entry)",
+        )
     if not test.result.mark_pending:
         raise refusal("JDR-41", "this Mythos test left no mark waiting for its wording")
-    if any(follow.kind == "jdr.mark" for follow in request.follow_ups):
+    if "jdr.mark" in kinds:
         raise refusal("JDR-41", "the mark of this Mythos test was already worded")
     character = request.character
     sheet = character.sheet
     wording = request.wording.strip()
     if not wording:
         raise invalid("JDR-41", "the mark needs words: a nightmare, an aversion, a foreign word")
-    mark = Mark(description=wording, counted=False, scene=test.request.scene)
+    scene = test.request.scene if isinstance(test, JdrWorded) else test.scene
+    mark = Mark(description=wording, counted=False, scene=scene)
     marks_after = [*sheet.marks, mark]
     effects = [effect(character.id, "marks", sheet.marks, marks_after, "JDR-41")]
     return Resolution(JdrMarkResult(mark=mark, counted_marks=counted_marks(marks_after)), effects)
@@ -289,14 +316,25 @@ def prepare_mark(body: JdrMarkCreate, table: Table) -> Prepared[JdrMarkRequest]:
         session=table.session,
         scene=table.scene,
         character=character,
-        test=_WORDED.validate_python(
-            {"seq": entry.seq, "kind": entry.kind, "request": entry.request, "result": entry.result}
-        ),
+        test=worded_entry(entry),
         follow_ups=table.follow_ups(body.follows),
         wording=body.wording,
     )
     visibility = body.visibility or entry.visibility
     return Prepared(request, character_id=character.id, visibility=visibility, follows=body.follows)
+
+
+def worded_entry(entry: LoggedEntry) -> JdrWorded | JdrWordedReroll | JdrWordedOther:
+    """The entry a mark is worded for: a Mythos test, or the Joker's reroll of one."""
+    rerolled = entry.result.get("mythos") if entry.kind == "jdr.joker" else None
+    if isinstance(rerolled, dict):
+        scene = entry.request.get("scene")
+        return _WORDED.validate_python(
+            {"seq": entry.seq, "kind": entry.kind, "scene": scene, "result": rerolled}
+        )
+    return _WORDED.validate_python(
+        {"seq": entry.seq, "kind": entry.kind, "request": entry.request, "result": entry.result}
+    )
 
 
 def mark_summary(request: JdrMarkRequest, result: JdrMarkResult, language: Language) -> str:
