@@ -81,13 +81,18 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
     try:
         yield session
     finally:
-        if session.in_transaction():
-            # Not on the default limiter: when endpoints holding all its tokens wait for a
-            # pooled connection, this close is what returns one (a deadlock until the pool
-            # times out). FastAPI exits sync dependencies the same way.
-            await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
-        else:
-            session.close()
+        await close_session(session)
+
+
+async def close_session(session: Session) -> None:
+    """Close a request's session; a transaction left open is rolled back in a thread."""
+    if session.in_transaction():
+        # Not on the default limiter: when endpoints holding all its tokens wait for a
+        # pooled connection, this close is what returns one (a deadlock until the pool
+        # times out). FastAPI exits sync dependencies the same way.
+        await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
+    else:
+        session.close()
 
 
 SessionDep = Annotated[Session, Depends(get_db)]
@@ -105,10 +110,7 @@ async def get_read_only_db() -> AsyncIterator[Session]:
     try:
         yield session
     finally:
-        if session.in_transaction():
-            await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
-        else:
-            session.close()
+        await close_session(session)
 
 
 ReadOnlySessionDep = Annotated[Session, Depends(get_read_only_db)]

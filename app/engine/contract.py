@@ -145,6 +145,9 @@ class LoggedEntry(Model):
     request: dict[str, JsonValue]
     result: dict[str, JsonValue]
     effects: list[dict[str, JsonValue]]
+    draws: list[dict[str, int]] = Field(
+        default_factory=list, description="the dice it drew, in order: {sides, face}"
+    )
 
 
 class FollowUpRecord(Model):

@@ -284,5 +284,6 @@ def logged_entry(entry: LogEntry) -> LoggedEntry:
         "request": opened["request"],
         "result": opened["result"],
         "effects": opened["effects"],
+        "draws": entry.draws,
     }
     return LoggedEntry.model_validate(fields)

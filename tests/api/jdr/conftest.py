@@ -67,3 +67,17 @@ def brigand(dracula, gm, make_character):
 def vampire(dracula, gm, make_character):
     """Defense 2 + 3 + 1 = 6."""
     return npc(make_character, dracula, gm, "Vampire mineur", (2, 3, 1), tags=["vampire", "undead"])
+
+
+@pytest.fixture
+def scholar(cthulhu, player, make_character):
+    """Pr. Armitage: mental 2, and a talent for dead languages (+2)."""
+    return make_character(
+        cthulhu,
+        player,
+        name="Pr. Armitage",
+        sheet={
+            "traits": {"mental": 2, "physique": 1, "social": 2},
+            "talents": [{"name": "Langues mortes", "bonus": 2}],
+        },
+    )

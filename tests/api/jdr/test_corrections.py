@@ -7,6 +7,7 @@ from __future__ import annotations
 from tests.api.helpers import (
     assert_refused,
     gm_patch,
+    new_scene,
     new_session,
     post_roll,
     sheet_of,
@@ -75,9 +76,15 @@ def test_JDR_25_the_joker_rerolls_the_pcs_own_attack_and_its_new_wound_stands(
     assert joker["result"]["rerolls"] == miss["seq"]
     (wound,) = wounds(client, gm, brigand)
     assert wound["severity"] == "critical"
-    # FAIR-18: the player reads the brigand's Defense and margin committed, its wound too.
-    rerolled = rolls_get(client, dracula, player, joker["seq"])["result"]["attack"]
+    # FAIR-18: the player reads the brigand's Defense and margin committed, its wound too,
+    # and the Joker copies none of the first attack's numbers: only its request and dice.
+    seen = rolls_get(client, dracula, player, joker["seq"])
+    rerolled = seen["result"]["attack"]
     assert rerolled["total"] == 15 and "$commit" in rerolled["defense"]
+    first = seen["request"]["action"]
+    assert set(first) == {"seq", "kind", "request", "draws"}
+    assert [d["face"] for d in first["draws"]] == [1, 1]
+    assert "$commit" in first["request"]["target"]["sheet"]
     assert rolls_get(client, dracula, gm, joker["seq"])["result"]["attack"]["margin"] == 10
 
 
@@ -208,16 +215,22 @@ def test_JDR_10_the_result_shows_the_gms_modifier_and_a_withheld_talent(
 # --- JDR-24 (corrected): protection is the GM's to mark -----------------------------------
 
 
-def test_JDR_24_a_cracked_talisman_burdens_the_protection_roll_the_gm_marks(
-    client, gm, player, make_campaign, make_character, forced_dice
-):
-    from tests.api.helpers import new_scene
-
+def cracked_the_scene_before(client, gm, player, make_campaign, make_character, forced_dice):
+    """Père Mihail, whose talisman cracked in the scene before (no players_set option)."""
     campaign = make_campaign("jdr-express-dracula", players=(player,))
     mihail = make_character(campaign, player, name="Père Mihail")
     new_session(client, campaign, gm)
     crack(client, campaign, gm, player, mihail, forced_dice)
     new_scene(client, campaign, gm, night=True)
+    return campaign, mihail
+
+
+def test_JDR_24_a_cracked_talisman_burdens_the_protection_roll_the_gm_marks(
+    client, gm, player, make_campaign, make_character, forced_dice
+):
+    campaign, mihail = cracked_the_scene_before(
+        client, gm, player, make_campaign, make_character, forced_dice
+    )
     # Without the campaign option, a player may not mark their own roll (nor dodge it).
     claimed = post_roll(
         client,
@@ -345,13 +358,9 @@ def test_FAIR_18_an_npcs_custom_weapon_keeps_its_values_on_its_hidden_sheet(
 def test_JDR_24_the_player_answering_the_gms_protection_request_cannot_drop_its_context(
     client, gm, player, make_campaign, make_character, forced_dice
 ):
-    from tests.api.helpers import new_scene
-
-    campaign = make_campaign("jdr-express-dracula", players=(player,))
-    mihail = make_character(campaign, player, name="Père Mihail")
-    new_session(client, campaign, gm)
-    crack(client, campaign, gm, player, mihail, forced_dice)
-    new_scene(client, campaign, gm, night=True)
+    campaign, mihail = cracked_the_scene_before(
+        client, gm, player, make_campaign, make_character, forced_dice
+    )
     asked = client.post(
         f"{API}/campaigns/{campaign['id']}/roll-requests",
         json={
@@ -376,17 +385,8 @@ def test_JDR_24_the_player_answering_the_gms_protection_request_cannot_drop_its_
 
 
 def test_JDR_40_the_mythos_summary_counts_the_talent(
-    client, gm, player, cthulhu, make_character, forced_dice
+    client, gm, player, cthulhu, scholar, forced_dice
 ):
-    scholar = make_character(
-        cthulhu,
-        player,
-        name="Pr. Armitage",
-        sheet={
-            "traits": {"mental": 2, "physique": 1, "social": 2},
-            "talents": [{"name": "Langues mortes", "bonus": 2}],
-        },
-    )
     new_session(client, cthulhu, gm)
     forced_dice.push(5, 1)
     entry = mythos(client, cthulhu, player, scholar, 9, "grimoire", talent="Langues mortes").json()

@@ -105,17 +105,8 @@ def test_JDR_41_a_success_with_the_gms_detail_marks_at_once(
 
 
 def test_JDR_40_a_talent_counts_on_the_mythos_test(
-    client, gm, player, cthulhu, make_character, forced_dice
+    client, gm, player, cthulhu, scholar, forced_dice
 ):
-    scholar = make_character(
-        cthulhu,
-        player,
-        name="Pr. Armitage",
-        sheet={
-            "traits": {"mental": 2, "physique": 1, "social": 2},
-            "talents": [{"name": "Langues mortes", "bonus": 2}],
-        },
-    )
     new_session(client, cthulhu, gm)
     forced_dice.push(4, 4)  # 8 + mental 2 + talent 2 = 12 against a grimoire's 12
     entry = mythos(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, JsonValue, TypeAdapter
 
@@ -21,7 +21,7 @@ from app.engine.contract import (
     effect,
     to_json,
 )
-from app.engine.dice import DiceSource
+from app.engine.dice import DiceSource, Draw, ReplayDice
 from app.engine.errors import InvalidInput, refusal
 from app.engine.rulesets.jdr.action import (
     ACTION_NPC_VALUES,
@@ -187,13 +187,14 @@ CONTEXT: RollKind[JdrContextCreate, JdrContextRequest, JdrContextResult] = RollK
 
 
 class JdrFollowedAttack(Model):
-    """An attack the Joker rerolls (JDR-25, corrected): {seq, kind, request, result, effects}."""
+    """An attack the Joker rerolls (JDR-25, corrected): its request and the dice it drew.
+    Its result and changes are not copied (an NPC's numbers in them are hidden from the
+    players, FAIR-18): the rules replay the attack from these to know what to undo."""
 
     seq: int
     kind: Literal["jdr.attack"]
     request: JdrAttackRequest
-    result: JdrAttackResult
-    effects: list[Effect] = Field(default_factory=list)
+    draws: list[dict[str, int]] = Field(description="its dice, {sides, face}, in order")
 
 
 class JdrFollowedMythos(Model):
@@ -212,8 +213,9 @@ class JdrRerolledOther(Model):
     seq: int
     kind: str
     request: dict[str, JsonValue]
-    result: dict[str, JsonValue]
+    result: dict[str, JsonValue] = Field(default_factory=dict)
     effects: list[dict[str, JsonValue]] = Field(default_factory=list)
+    draws: list[dict[str, int]] = Field(default_factory=list)
 
 
 # The entry rerolled, read as the first kind it is, else as any entry for the rules to
@@ -337,8 +339,10 @@ def reroll_other(
     if other is None or other.id not in fighters_ids or other.id == character.id:
         raise InvalidInput("the attack's other fighter is missing from the request")
     spendable(request, version)
+    drawn = [Draw(sides=draw["sides"], face=draw["face"]) for draw in rerolled.draws]
+    first = resolve_attack(attack, ReplayDice(drawn), version)
     by_id = {character.id: character, other.id: other}
-    bases = {who: undone(by_id[who], rerolled.effects) for who in by_id}
+    bases = {who: undone(by_id[who], first.effects) for who in by_id}
     again = attack.model_copy(
         update={"attacker": bases[attack.attacker.id], "target": bases[attack.target.id]}
     )
@@ -418,22 +422,14 @@ def joker_result(
 
 def prepare_joker(body: JdrJokerCreate, table: Table) -> Prepared[JdrJokerRequest]:
     entry = table.entry(body.follows)
-    rerolled = _REROLLED.validate_python(
-        {
-            "seq": entry.seq,
-            "kind": entry.kind,
-            "request": entry.request,
-            "result": entry.result,
-            "effects": entry.effects,
-        }
-        if entry.kind in ("jdr.attack", "jdr.mythos")
-        else {
-            "seq": entry.seq,
-            "kind": entry.kind,
-            "request": entry.request,
-            "result": entry.result,
-        }
-    )
+    read: dict[str, Any] = {"seq": entry.seq, "kind": entry.kind, "request": entry.request}
+    if entry.kind == "jdr.attack":
+        read["draws"] = entry.draws  # the attack is replayed to know what to undo
+    else:
+        read["result"] = entry.result
+        if entry.kind == "jdr.mythos":
+            read["effects"] = entry.effects  # what the reroll undoes (the PC's own marks)
+    rerolled = _REROLLED.validate_python(read)
     other: JdrCharacter | None = None
     if isinstance(rerolled, JdrFollowedAttack):
         character, other = joker_of_attack(body, rerolled, table)
