@@ -80,7 +80,13 @@ class Limits:
 def make_storage(redis_url: str | None) -> Storage:
     """Redis shared by every worker when configured, this process's memory otherwise."""
     if redis_url:
-        return RedisStorage(f"async+{redis_url}", implementation="redispy")
+        # Short timeouts: a Redis that hangs must not hold every request (they pass unlimited).
+        return RedisStorage(
+            f"async+{redis_url}",
+            implementation="redispy",
+            socket_connect_timeout=0.5,
+            socket_timeout=0.5,
+        )
     return MemoryStorage()
 
 
