@@ -2,6 +2,7 @@
 
 import json
 import uuid
+import weakref
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -122,10 +123,11 @@ def build(registry: Registry) -> APIRouter:
     ) -> StreamingResponse:
         """Export the log as NDJSON for offline verification with nocturne-verify."""
         heavy_reads.slots.take(user.id)
+        release = heavy_reads.slots.released_once(user.id)
         try:
             access = await heavy_reads.run(lambda: opened_for_export(session, user, campaign_id))
         except BaseException:
-            heavy_reads.slots.give_back(user.id)
+            release()
             raise
         campaign = access.campaign
         # Up to the head read with the campaign: the export ends exactly on its Log-Head.
@@ -140,13 +142,18 @@ def build(registry: Registry) -> APIRouter:
                 async for batch in heavy_reads.iterate(rendered):
                     yield "\n".join(batch).encode() + b"\n"
             finally:
-                heavy_reads.slots.give_back(user.id)
+                release()
                 await heavy_reads.run(lambda: heavy_reads.end_reads(session))
+
+        stream = lines()
+        # A stream never started (the client left before it) runs no finally: its slot is
+        # given back when it is dropped.
+        weakref.finalize(stream, release)
 
         filename = f"nocturne-{campaign_id}.ndjson"
         head = f"{campaign.last_seq}:{campaign.last_hash}"
         return StreamingResponse(
-            lines(),
+            stream,
             media_type=NDJSON,
             headers={
                 "Content-Disposition": f'attachment; filename="{filename}"',

@@ -60,6 +60,17 @@ class UserSlots:
             if not self._running[user_id]:
                 del self._running[user_id]
 
+    def released_once(self, user_id: uuid.UUID) -> Callable[[], None]:
+        """A release that gives the slot back once, however often it is called."""
+        done = threading.Event()
+
+        def release() -> None:
+            if not done.is_set():
+                done.set()
+                self.give_back(user_id)
+
+        return release
+
     @contextmanager
     def hold(self, user_id: uuid.UUID) -> Iterator[None]:
         self.take(user_id)

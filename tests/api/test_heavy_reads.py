@@ -116,3 +116,18 @@ def test_the_report_cache_keeps_the_most_recent_heads():
     assert cache.get(first) == "a"  # now the most recent
     cache.put(third, "c")
     assert (cache.get(first), cache.get(second), cache.get(third)) == ("a", None, "c")
+
+
+def test_a_slot_is_given_back_once_however_often_released():
+    # An export's stream gives its slot back when it ends, or when it is dropped unstarted.
+    user = uuid.uuid4()
+    heavy_reads.slots.take(user)
+    release = heavy_reads.slots.released_once(user)
+    release()
+    release()
+    heavy_reads.slots.take(user)
+    try:
+        with pytest.raises(heavy_reads.TooManyRequests):
+            heavy_reads.slots.take(user)  # one at a time still: not counted below zero
+    finally:
+        heavy_reads.slots.give_back(user)
