@@ -9,6 +9,7 @@ import uuid
 
 import pytest
 
+from app.core.problems import TooManyRequests
 from app.services import heavy_reads
 from app.services import log as log_service
 from tests.conftest import API, assert_problem
@@ -127,7 +128,7 @@ def test_a_slot_is_given_back_once_however_often_released():
     release()
     heavy_reads.slots.take(user)
     try:
-        with pytest.raises(heavy_reads.TooManyRequests):
+        with pytest.raises(TooManyRequests):
             heavy_reads.slots.take(user)  # one at a time still: not counted below zero
     finally:
         heavy_reads.slots.give_back(user)
