@@ -157,6 +157,13 @@ def test_JDR_32_damage_bonus_adds_steps_before_the_margin(
     result = entry["result"]
     assert result["damage_steps"] == 1
     assert result["total"] == 4 + 3 + 1 == 8 and result["margin"] == 3
+    # A catalog weapon reads in the language asked; the hashed request keeps the French.
+    assert "— Cavalry sabre 2d6+4: 2, 2 → 8" in entry["summary"]
+    french = client.get(
+        f"{API}/campaigns/{dracula['id']}/rolls/{entry['seq']}",
+        headers={**gm.headers, "Accept-Language": "fr"},
+    ).json()
+    assert "— Sabre de cavalerie 2D6+4 : 2, 2 → 8" in french["summary"]
 
 
 def test_JDR_32_cthulhu_rifle_adds_two_steps(

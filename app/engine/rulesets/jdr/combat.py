@@ -43,7 +43,7 @@ from app.engine.rulesets.jdr.core import (
     tier_of,
     wound_burdens,
 )
-from app.engine.rulesets.jdr.gear import armed_with
+from app.engine.rulesets.jdr.gear import BARE_HANDS, CATALOG, armed_with
 from app.engine.rulesets.jdr.labels import WOUND_EFFECTS, WOUNDS, WOUNDS_BEFORE_4
 from app.engine.rulesets.jdr.sheet import (
     AnyJdrCharacter,
@@ -342,11 +342,11 @@ def weapon_of(body: JdrAttackCreate, attacker: JdrCharacter, table: Table) -> Jd
 
 def attack_summary(request: JdrAttackRequest, result: JdrAttackResult, language: Language) -> str:
     """« Strigoi → Ilona — griffes 2D6+4 : 5, 4 → 13 contre Défense 6, marge 7 :
-    Blessure grave »."""
+    Blessure sérieuse »."""
     bonus = result.total - sum(f for f, k in zip(result.dice, result.kept, strict=True) if k)
     roll = JdrRoll(mode=result.mode, dice=result.dice, kept=result.kept, kept_sum=0)
     outcome = WOUNDS[attack_outcome(result).code].text(language)
-    head = f"{request.attacker.name} → {request.target.name} — {request.weapon.name}"
+    head = f"{request.attacker.name} → {request.target.name} — {weapon_words(request, language)}"
     thrown = f"{dice_words(roll, bonus, language)} → {result.total}"
     fr = language == "fr"
     if result.defense is None:  # JDR-36: a sleeping vampire opposes nothing
@@ -359,6 +359,16 @@ def attack_summary(request: JdrAttackRequest, result: JdrAttackResult, language:
     if fr:
         return f"{head} {thrown} contre Défense {result.defense}, marge {result.margin} : {outcome}"
     return f"{head} {thrown} against Defense {result.defense}, margin {result.margin}: {outcome}"
+
+
+def weapon_words(request: JdrAttackRequest, language: Language) -> str:
+    """A catalog weapon by its label in the language asked; any other by its own name."""
+    weapon = request.weapon
+    if weapon.item in CATALOG:
+        return CATALOG[weapon.item].label.text(language)
+    if weapon.name == BARE_HANDS and language != "fr":
+        return "bare hands"
+    return weapon.name
 
 
 def attack_outcome(result: JdrAttackResult) -> Outcome:

@@ -18,6 +18,9 @@ DraculaWeaponId = Literal["cavalry_sabre", "lumberjack_axe", "ash_stake", "silve
 CthulhuWeaponId = Literal["hunting_rifle", "fireman_axe"]
 
 
+BARE_HANDS: Final = "mains nues"  # an attack that names no weapon
+
+
 @dataclass(frozen=True)
 class CatalogWeapon:
     """A weapon as the sources give it."""
@@ -120,7 +123,7 @@ def armed_with(
     """The item `name` the attacker carries: a catalog id on the sheet, or a custom item's
     name; none is bare hands (no bonus)."""
     if name is None:
-        return Armed("mains nues", None, 0, 0, ())
+        return Armed(BARE_HANDS, None, 0, 0, ())
     if name in CATALOG and any(weapon.id == name for weapon in weapons):
         weapon = CATALOG[name]
         steps = weapon.damage_bonus
