@@ -391,3 +391,22 @@ def test_JDR_40_the_mythos_summary_counts_the_talent(
     forced_dice.push(5, 1)
     entry = mythos(client, cthulhu, player, scholar, 9, "grimoire", talent="Langues mortes").json()
     assert "2d6+4: 5, 1 → 10" in entry["summary"]
+
+
+def test_JDR_2_JDR_32_the_equipments_defense_bonus_is_the_gms_to_grant(
+    client, gm, player, dracula, hunter
+):
+    created = client.post(
+        f"{API}/campaigns/{dracula['id']}/characters",
+        json={
+            "name": "Quincey",
+            "kind": "pc",
+            "sheet": {"traits": {"mental": 1, "physique": 3, "social": 1}, "defense_bonus": 5},
+        },
+        headers=player.headers,
+    )
+    assert_problem(created, 403, "defense_bonus")
+    edit = {"sheet": {"defense_bonus": 5}}
+    path = f"{API}/characters/{hunter['id']}"
+    assert_problem(client.patch(path, json=edit, headers=player.headers), 403, "defense_bonus")
+    assert gm_patch(client, gm, hunter, {"defense_bonus": 2})["defense_bonus"] == 2

@@ -109,8 +109,13 @@ class JdrSheetBase(Sheet):
         title="Talents",
         description="What the character is good at, each with the bonus it adds (JDR-1)",
     )
-    defense_bonus: int = Field(
-        default=0, ge=0, le=5, title="Defense bonus", description="Equipment's protection (JDR-2)"
+    defense_bonus: int = managed(
+        0,
+        ge=0,
+        le=5,
+        title="Defense bonus",
+        description="The protection of the equipment the GM grants (JDR-2); a player does not "
+        "declare it, as they do not declare a weapon's values (JDR-32, corrected)",
     )
     wounds: list[Wound] = managed(
         default_factory=list,
