@@ -255,10 +255,33 @@ def test_FAB_3_after_creation_skills_range_0_5(gm, gm_character, patch_sheet):
     refused(response, ["sheet", "skills", "combat"], LE5)
 
 
-@pytest.mark.parametrize(("talents", "count"), [([], 0), (["cool_head", "medic"], 2)])
-def test_FAB_5_a_new_pc_takes_exactly_one_talent(fab_player, talents, count):
-    response = fab_player({"talents": talents})
-    refused(response, ["sheet"], f"exactly one starting talent, got {count}")
+@pytest.fixture
+def fab_caster(player, post, make_campaign):
+    """A player creates their own Fabulae PC in a campaign that allows powers (FAB-100)."""
+    campaign = make_campaign(FAB, players=(player,), options={"powers_allowed": True})
+    return lambda patch: post(campaign, player, merged(SHEETS[FAB], patch))
+
+
+@pytest.mark.parametrize(
+    ("talents", "powers"),
+    [([], []), (["cool_head", "medic"], []), (["cool_head"], ["bolt", "calm"]), ([], ["bolt"] * 2)],
+)
+def test_FAB_5_corrected_a_new_pc_takes_a_talent_and_or_a_power(fab_caster, talents, powers):
+    response = fab_caster({"talents": talents, "powers": powers})
+    refused(
+        response,
+        ["sheet"],
+        "one starting talent, or one power, or both",
+        f"got {len(talents)} talent(s) and {len(powers)} power(s)",
+    )
+
+
+@pytest.mark.parametrize(
+    ("talents", "powers"), [(["cool_head"], []), ([], ["bolt"]), (["cool_head"], ["bolt"])]
+)
+def test_FAB_5_corrected_one_talent_one_power_or_both_are_accepted(fab_caster, talents, powers):
+    sheet = accepted(fab_caster({"talents": talents, "powers": powers}))
+    assert (sheet["talents"], sheet["powers"]) == (talents, powers)
 
 
 def test_FAB_5_gm_npcs_are_exempt_from_the_creation_budget(gm_create):
@@ -273,10 +296,10 @@ def test_FAB_5_gm_npcs_are_exempt_from_the_creation_budget(gm_create):
 
 
 def test_FAB_5_powers_need_the_campaign_option(gm_create):
-    powers = {"powers": ["flash", "bolt"], "pp_max": 2, "pp": 2}
+    powers = {"powers": ["bolt"], "pp_max": 2, "pp": 2}
     refused(gm_create(FAB, powers), ["sheet"], "does not allow powers", "powers_allowed")
     sheet = accepted(gm_create(FAB, powers, options={"powers_allowed": True}))
-    assert (sheet["powers"], sheet["pp"], sheet["pp_max"]) == (["flash", "bolt"], 2, 2)
+    assert (sheet["powers"], sheet["pp"], sheet["pp_max"]) == (["bolt"], 2, 2)
 
 
 def test_FAB_5_unknown_power_is_refused(gm_create):

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from app.engine.contract import Snapshot, TableOptions
+from app.engine.rulesets.fabulae.labels import DANGERS, STATES, TRACKS
 from app.engine.rulesets.fabulae.labels import POWERS as POWER_LABELS
-from app.engine.rulesets.fabulae.labels import STATES, TRACKS
 from app.engine.rulesets.fabulae.labels import TALENTS as TALENT_LABELS
 from app.engine.rulesets.fabulae.tables import (
     ARMORS,
@@ -19,10 +28,9 @@ from app.engine.rulesets.fabulae.tables import (
     POWERS,
     SKILL_BASE,
     WEAPONS,
-    ArmorId,
     StateId,
     TalentId,
-    WeaponId,
+    Weapon,
 )
 from app.engine.sheets import Sheet, StrictModel, editing, enum_labels, managed
 
@@ -72,14 +80,93 @@ class Skills(StrictModel):
     soin: SkillValue = 0
 
 
-class ArmorWorn(StrictModel):
-    """FAB-72/FAB-67: the armor worn and its current protection value (degrades, repaired)."""
+# FAB-71/FAB-72 outside the catalog (issue 18): the names of the GM's weapons and armors,
+# which an edit's validation context carries to the entries that name them.
+GRANTED_WEAPONS: Final = "custom_weapons"
+GRANTED_ARMORS: Final = "custom_armors"
+GrantedName = Annotated[str, Field(min_length=1, max_length=40)]
 
-    id: ArmorId
-    value: int = Field(ge=0, le=4)
+
+def _catalog_or_granted(
+    catalog: Mapping[str, object], granted: str, what: str
+) -> Callable[[str, ValidationInfo], str]:
+    """An id from the catalog or, on an edit, the name of one of the sheet's `granted`
+    entries (a sheet read back from storage is taken as stored)."""
+    expected = ", ".join(f"'{key}'" for key in catalog)
+
+    def check(value: str, info: ValidationInfo) -> str:
+        context = info.context if isinstance(info.context, dict) else {}
+        if value in catalog or not editing(info) or value in context.get(granted, ()):
+            return value
+        raise PydanticCustomError(
+            "literal_error",
+            "Input should be one of {expected}; any other {what} is the GM's to add, with "
+            "its own values ({granted})",
+            {"expected": expected, "what": what, "granted": granted},
+        )
+
+    return check
+
+
+def _ref_schema(catalog: Mapping[str, object], granted: str, what: str) -> dict[str, Any]:
+    return {
+        "anyOf": [
+            {"type": "string", "enum": list(catalog)},
+            {"type": "string", "minLength": 1, "maxLength": 40},
+        ],
+        "description": f"a catalog {what} id, or the name of one of the GM's in {granted}",
+    }
+
+
+WeaponRef = Annotated[
+    str,
+    Field(min_length=1, max_length=40),
+    AfterValidator(_catalog_or_granted(WEAPONS, GRANTED_WEAPONS, "weapon")),
+    WithJsonSchema(_ref_schema(WEAPONS, GRANTED_WEAPONS, "weapon")),
+]
+ArmorRef = Annotated[
+    str,
+    Field(min_length=1, max_length=40),
+    AfterValidator(_catalog_or_granted(ARMORS, GRANTED_ARMORS, "armor")),
+    WithJsonSchema(_ref_schema(ARMORS, GRANTED_ARMORS, "armor")),
+]
+
+
+def _catalog_value(data: dict[str, Any]) -> int:
+    """FAB-72: a catalog armor starts at its base value (the GM's: set by the sheet)."""
+    armor = ARMORS.get(str(data.get("id")))
+    return armor.value if armor else 0
+
+
+def _load(weapon: WeaponCarried, capacity: int | None) -> str | None:
+    """FAB-71: a gun whose rounds are left out starts loaded to its capacity; the problem,
+    if it holds more than its capacity, or holds rounds without taking any."""
+    if capacity is None and weapon.ammo is not None:
+        return f"weapon '{weapon.id}' takes no ammunition"
+    if capacity is not None:
+        if weapon.ammo is None:
+            weapon.ammo = capacity
+        elif weapon.ammo > capacity:
+            return f"weapon '{weapon.id}' holds at most {capacity} rounds"
+    return None
+
+
+class ArmorWorn(StrictModel):
+    """FAB-72/FAB-67: the armor worn and its current protection value (degrades, repaired):
+    a catalog armor, or one the GM added to `custom_armors`, by its name."""
+
+    id: ArmorRef
+    value: int = Field(
+        default_factory=_catalog_value,
+        ge=0,
+        le=6,
+        description="the current protection; left out, the armor's base value",
+    )
 
     @model_validator(mode="after")
     def _not_above_base(self) -> ArmorWorn:
+        if self.id not in ARMORS:
+            return self  # the GM's armor: the sheet checks it against its custom_armors
         base = ARMORS[self.id].value
         if self.value > base:
             raise ValueError(f"armor '{self.id}' has a base value of {base}, got {self.value}")
@@ -87,22 +174,87 @@ class ArmorWorn(StrictModel):
 
 
 class WeaponCarried(StrictModel):
-    """FAB-71: a weapon and, for firearms and crossbows, the ammunition loaded."""
+    """FAB-71: a weapon (a catalog id, or the name of one of the GM's `custom_weapons`) and,
+    for firearms and crossbows, the ammunition loaded."""
 
-    id: WeaponId
+    id: WeaponRef
     ammo: int | None = Field(default=None, ge=0, le=20)
 
     @model_validator(mode="after")
     def _ammo_fits(self) -> WeaponCarried:
-        capacity = WEAPONS[self.id].ammo
-        if capacity is None and self.ammo is not None:
-            raise ValueError(f"weapon '{self.id}' takes no ammunition")
-        if capacity is not None:
-            if self.ammo is None:
-                self.ammo = capacity
-            elif self.ammo > capacity:
-                raise ValueError(f"weapon '{self.id}' holds at most {capacity} rounds")
+        if self.id not in WEAPONS:
+            return self  # the GM's weapon: the sheet loads it from its custom_weapons
+        problem = _load(self, WEAPONS[self.id].ammo)
+        if problem:
+            raise ValueError(problem)
         return self
+
+
+class CustomWeapon(StrictModel):
+    """FAB-71 outside the catalog: a weapon the GM adds with its own values. The sheet's
+    `weapons` carry it (and its rounds) by its name; an attack names it so."""
+
+    name: GrantedName = Field(
+        title="Name", description="What the sheet's weapons and an attack call it"
+    )
+    roll_bonus: int = Field(
+        default=0, ge=-3, le=5, title="Roll bonus", description="Dice added to the attack"
+    )
+    damage: int = Field(
+        default=1, ge=1, le=6, title="Damage", description="Base damage before the feats"
+    )
+    burst: bool = Field(default=False, title="Burst", description="Fires in bursts (FAB-65)")
+    range: Literal["contact", "short", "medium", "long", "extreme"] = Field(
+        default="contact", title="Range", description="The farthest range column it reaches"
+    )
+    hands: int = Field(
+        default=1,
+        ge=1,
+        le=2,
+        title="Hands",
+        description="One-handed guns reload in a fast action, others in a slow one",
+    )
+    sequela_mod: int = Field(
+        default=0, ge=0, le=5, title="Sequela modifier", description="Added to sequela scores"
+    )
+    ammo: int | None = Field(
+        default=None,
+        ge=1,
+        le=20,
+        title="Capacity",
+        description="The rounds it holds; left out, a melee weapon",
+    )
+    blunt: bool = Field(default=False, title="Blunt", description="Counts for the talent cogneur")
+
+    @model_validator(mode="after")
+    def _a_burst_fires_rounds(self) -> CustomWeapon:
+        if self.burst and self.ammo is None:
+            raise ValueError("a weapon that fires in bursts holds rounds (FAB-65): give its ammo")
+        return self
+
+    def weapon(self) -> Weapon:
+        """The row the rules read, as the catalog's (FAB-71)."""
+        return Weapon(
+            id=self.name,
+            label=self.name,
+            roll_bonus=self.roll_bonus,
+            damage=self.damage,
+            burst=self.burst,
+            range=self.range,
+            hands=self.hands,
+            sequela_mod=self.sequela_mod,
+            ammo=self.ammo,
+            blunt=self.blunt,
+        )
+
+
+class CustomArmor(StrictModel):
+    """FAB-72 outside the catalog: armor the GM adds with its own protection value."""
+
+    name: GrantedName = Field(title="Name", description="What the sheet's armor calls it")
+    value: int = Field(
+        ge=1, le=6, title="Armor value", description="Its protection dice when whole (FAB-67)"
+    )
 
 
 class Item(StrictModel):
@@ -242,6 +394,14 @@ class FabulaeSheet(Sheet):
         title="Held by",
         description="The character holding this one in a grapple (FAB-63)",
     )
+    deprived: list[Literal["hunger", "sleep"]] = managed(
+        default_factory=list,
+        max_length=2,
+        title="Deprived of",
+        description="« Faim & Sommeil » (FAB-73 corrected): without food, physical healing "
+        "is blocked; without sleep, mental and stress healing are; the GM lifts it",
+        json_schema_extra=enum_labels({d: DANGERS[d] for d in ("hunger", "sleep")}),
+    )
     active_effects: list[ActiveEffect] = managed(
         default_factory=list,
         max_length=30,
@@ -278,13 +438,29 @@ class FabulaeSheet(Sheet):
         None,
         title="Armor",
         description="The armor worn and its current protection; it wears as damage gets "
-        "through (FAB-67, FAB-72)",
+        "through. The player picks a catalog armor at creation, then the GM and the rules "
+        "change it (FAB-67, FAB-72)",
     )
     weapons: list[WeaponCarried] = managed(
         default_factory=list,
         max_length=10,
         title="Weapons",
-        description="Weapons carried and the rounds loaded (FAB-71)",
+        description="Weapons carried and the rounds loaded; the player lists catalog weapons "
+        "at creation, then the GM and the rules change them (FAB-71)",
+    )
+    custom_weapons: list[CustomWeapon] = managed(
+        default_factory=list,
+        max_length=10,
+        title="The GM's weapons",
+        description="Weapons outside the catalog with the values the GM grants them; "
+        "`weapons` carries them by name (FAB-71)",
+    )
+    custom_armors: list[CustomArmor] = managed(
+        default_factory=list,
+        max_length=5,
+        title="The GM's armors",
+        description="Armors outside the catalog with the protection the GM grants them; "
+        "`armor` wears one by name (FAB-72)",
     )
     inventory: list[Item] = Field(
         default_factory=list,
@@ -304,6 +480,19 @@ class FabulaeSheet(Sheet):
         title="Crowns",
         description="Money in the purse, 100 at most (FAB-76)",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _granted_names(cls, data: Any, info: ValidationInfo) -> Any:
+        """On an edit, the names of the GM's weapons and armors, for the entries that name
+        them (`weapons`, `armor`): anything else there must come from the catalog."""
+        if editing(info) and isinstance(data, dict) and isinstance(info.context, dict):
+            for field in (GRANTED_WEAPONS, GRANTED_ARMORS):
+                listed = data.get(field)
+                entries = listed if isinstance(listed, list) else []
+                named = [entry.get("name") for entry in entries if isinstance(entry, dict)]
+                info.context[field] = {name for name in named if isinstance(name, str)}
+        return data
 
     @model_validator(mode="after")
     def _rules(self, info: ValidationInfo) -> FabulaeSheet:
@@ -337,11 +526,39 @@ class FabulaeSheet(Sheet):
                 f"FAB-75: carrying {carried} items, capacity is {capacity} "
                 "(2 × Physique, doubled by a backpack)"
             )
+        problems.extend(self._granted_problems())
         if context.get("creating") and context.get("kind") == "pc":
             problems.extend(self._creation_problems())
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+    def _granted_problems(self) -> list[str]:
+        """FAB-71/FAB-72: the GM's weapons and armors beside the catalog's, one name each; a
+        GM's weapon starts loaded and holds no more than its capacity, a GM's armor starts
+        at its value and never exceeds it."""
+        problems: list[str] = []
+        for what, catalog, names in (
+            ("weapon", WEAPONS, [weapon.name for weapon in self.custom_weapons]),
+            ("armor", ARMORS, [armor.name for armor in self.custom_armors]),
+        ):
+            for name in sorted({name for name in names if names.count(name) > 1}):
+                problems.append(f"the GM's {what} '{name}' is listed more than once")
+            for name in sorted(set(names) & set(catalog)):
+                problems.append(f"'{name}' is a catalog {what}: give the GM's {what} another name")
+        granted = {weapon.name: weapon for weapon in self.custom_weapons}
+        for carried in self.weapons:
+            if carried.id not in WEAPONS and carried.id in granted:
+                problem = _load(carried, granted[carried.id].ammo)
+                problems.extend([problem] if problem else [])
+        armor = self.armor
+        if armor is not None and armor.id not in ARMORS:
+            base = armor_base(self)
+            if "value" not in armor.model_fields_set:
+                armor.value = base
+            elif armor.value > base:
+                problems.append(f"armor '{armor.id}' has a base value of {base}, got {armor.value}")
+        return problems
 
     def _creation_problems(self) -> list[str]:
         """FAB-1/FAB-3/FAB-5: the creation budget of a player character."""
@@ -367,11 +584,31 @@ class FabulaeSheet(Sheet):
         for name, value in skills.items():
             if value > 3:
                 problems.append(f"FAB-3: skill {name} must be 0..3 at creation, got {value}")
-        if len(self.talents) != 1:
+        # FAB-5 (corrected): « un Talent de départ et/ou un Pouvoir »: one, the other, or both.
+        talents, powers = len(self.talents), len(self.powers)
+        if talents > 1 or powers > 1 or talents + powers == 0:
             problems.append(
-                f"FAB-5: a new character takes exactly one starting talent, got {len(self.talents)}"
+                "FAB-5: a new character takes one starting talent, or one power, or both; "
+                f"got {talents} talent(s) and {powers} power(s)"
             )
         return problems
+
+
+# Issue 18: a player lists their PC's catalog weapons and armor at creation (FAB-71/FAB-72);
+# then only the GM and the rules change them, and only the GM adds one with its own values.
+CREATION_CHOICES: Final = frozenset({"weapons", "armor"})
+
+
+def armor_base(sheet: FabulaeSheet) -> int:
+    """FAB-72: the value of the armor worn when whole, from the catalog or the GM's own
+    (`custom_armors`); 0 without armor."""
+    armor = sheet.armor
+    if armor is None:
+        return 0
+    if armor.id in ARMORS:
+        return ARMORS[armor.id].value
+    granted = [custom.value for custom in sheet.custom_armors if custom.name == armor.id]
+    return granted[0] if granted else armor.value
 
 
 class FabulaeOptions(TableOptions):
