@@ -528,6 +528,19 @@ class Combat(Protocol):
         """Bookkeeping when the combatant's turn passes."""
         ...
 
+    def sits_out(self, sheet: Mapping[str, JsonValue]) -> str | None:
+        """Why a combatant with this sheet loses its turns now (dead, Broken…), or None."""
+        ...
+
+    def new_round(self, combatants: Sequence[Combatant]) -> BaseModel | None:
+        """The body of the entry a new round records (the time it passes), or None."""
+        ...
+
+    def unsettled(self, table: Table, seq: int) -> dict[str, int]:
+        """What an action's entry still waits for from a character before the turn may
+        pass (FAB-34's pending states), as a count per character id."""
+        ...
+
 
 class Condition(Model):
     """Something binding a combatant in an encounter (FAB-44's panic results)."""

@@ -247,13 +247,13 @@ def test_FAB62_FAB64_refused_inputs(client, table, gm, player):
 def test_FAB64_aim_and_ranged_factors_in_the_pool(client, table, gm, player, forced_dice):
     campaign, ada, thug = table.campaign, table.ada, table.thug
     gm_patch(client, gm, ada, {"weapons": [{"id": "revolver"}]})
-    forced_dice.push(*[2] * 9)  # 3 + 2 + revolver 2 − long 2 + large 2 + aimed 2
-    request = attack(ada, thug, situation=["long_range", "large_target"], aimed=True)
+    forced_dice.push(*[2] * 10)  # 3 + 2 + revolver 2 − medium 1 + large 2 + aimed 2
+    request = attack(ada, thug, situation=["medium_range", "large_target"], aimed=True)
     entry = rolled(client, campaign, player, request)
     pool = entry["result"]["attacks"][0]["roll"]["active"]["pool"]
-    assert pool["pool"] == 9
+    assert pool["pool"] == 10
     assert pool["modifier_dice"] == [
-        {"source": "long_range", "dice": -2},
+        {"source": "medium_range", "dice": -1},
         {"source": "large_target", "dice": 2},
         {"source": "weapon revolver", "dice": 2},
         {"source": "aimed", "dice": 2},
@@ -359,7 +359,8 @@ def test_FAB42_every_stress_1_sets_off_a_panic_roll(client, table, gm, player, f
         caller = gm
     elif kind == "power":
         gm_patch(client, gm, ada, {"powers": ["bolt"], "pp": 1, "pp_max": 1})
-        forced_dice.push(2, 2, 2, 1)
+        # FAB-100 (corrected): the roll counts the stress its PP add: two stress dice.
+        forced_dice.push(2, 2, 2, 2, 1)
         request = body("power", character_id=ada["id"], power="bolt", pp=1, targets=[thug["id"]])
         caller = player
     else:
@@ -368,7 +369,8 @@ def test_FAB42_every_stress_1_sets_off_a_panic_roll(client, table, gm, player, f
         forced_dice.push(2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1)
         request = defend(waiting, ada, "parry")  # FAB-62: Ada's player parries
         caller = player
-    forced_dice.push(3)  # the panic roll: 3 + 1 stress = 4, cool
+    # The panic roll: 3 + 1 stress = 4, cool (the caster's 2 + 2 stress).
+    forced_dice.push(2 if kind == "power" else 3)
     entry = rolled(client, campaign, caller, request)
     assert [t["kind"] for t in entry["triggered"]] == ["fabulae.panic"], entry["result"]
     assert entry["triggered"][0]["follows"] == entry["seq"]
@@ -378,7 +380,8 @@ def test_FAB42_every_stress_1_sets_off_a_panic_roll(client, table, gm, player, f
 def test_FAB14_an_impossible_attack_is_refused_and_recorded(client, table, gm):
     campaign, ada, thug = table.campaign, table.ada, table.thug
     chains = [{"source": "chains", "dice": -6}]
-    request = attack(thug, ada, situation=["extreme_range"], modifiers=chains)  # 7 − 9
+    situation = ["medium_range", "small_target"]
+    request = attack(thug, ada, situation=situation, modifiers=chains)  # 7 − 9
     before = last_seq(client, campaign, gm)
     response = post_roll(client, campaign, gm, request)
     assert_refused(response, "FAB-14")

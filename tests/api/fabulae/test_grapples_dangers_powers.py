@@ -219,15 +219,16 @@ def test_FAB90_butcher_on_a_human_npc(client, table, gm, player, forced_dice):
     waiting = rolled(client, campaign, player, attack(ada, thug, "knife"))
     forced_dice.push(6, 2, 2, 2, 2, 2)  # knife: 2 damage on a full track
     forced_dice.push(3, 3, 2)  # 6 + butcher 2 = 8: sprain, 1D6 quarts
-    forced_dice.push(1, 1, 5)  # 2 + 2 = 4: stunned, 1D6 rounds
     entry = rolled(client, campaign, gm, defend(waiting, thug, "none"))  # FAB-62
     # FAIR-18: the states an NPC's track took are the GM's to read.
     seen = get_entry(client, campaign, player, entry["seq"])
     assert committed(seen["result"]["attack"]["states_checked"])
-    sequelae = [c["sequela"] for c in entry["result"]["attack"]["states_checked"]]
+    # FAB-23 (corrected): one sequela per attack, however many damage points got through.
+    checked = entry["result"]["attack"]["states_checked"]
+    assert [c.get("broken") for c in checked] == [True, True]
+    sequelae = [c["sequela"] for c in checked if "sequela" in c]
     assert [(s["modifier"], s["code"], s["duration"]) for s in sequelae] == [
-        (2, "sprain", "2 quarts"),
-        (2, "stunned", "5 rounds"),
+        (2, "sprain", "2 quarts")
     ]
     assert sheet_of(client, gm, thug)["broken"] is True
 
@@ -282,7 +283,7 @@ def test_FAB90_street_rat_rerolls_one_failed_die(client, table, gm, player, forc
 def test_FAB100_a_bolt_spends_pp_adds_stress_and_hurts(client, table, gm, player, forced_dice):
     campaign, ada, thug = table.campaign, table.ada, table.thug
     gm_patch(client, gm, ada, {"powers": ["bolt"], "pp": 4, "pp_max": 5})
-    forced_dice.push(6, 6, 2)  # Intellect 3 + Connaissance 0: 3 damage
+    forced_dice.push(6, 6, 2, 2, 2)  # Intellect 3 + Connaissance 0, 2 stress dice: 3 damage
     bolt = body("power", character_id=ada["id"], power="bolt", pp=2, targets=[thug["id"]])
     entry = rolled(client, campaign, player, bolt)
     assert entry["result"]["pp"] == 2 and entry["result"]["stress_gained"] == 2
@@ -346,10 +347,10 @@ def test_FAB102_deflection_and_the_gm_ending_it(client, table, gm, player, force
     gm_patch(client, gm, ada, {"powers": ["deflection"], "pp": 1, "pp_max": 1})
     cast = body("power", character_id=ada["id"], power="deflection", pp=1, targets=[ada["id"]])
     rolled(client, campaign, player, cast)
-    forced_dice.push(*[2] * 5)  # 7 − 2
+    forced_dice.push(*[2] * 4)  # 7 − 3 (FAB-102 corrected: −3, as invisibility)
     shot = rolled(client, campaign, gm, attack(thug, ada))
     pool = shot["result"]["attacks"][0]["roll"]["active"]["pool"]
-    assert {"source": "powers on the target", "dice": -2} in pool["modifier_dice"]
+    assert {"source": "powers on the target", "dice": -3} in pool["modifier_dice"]
     end = body("end_effect", character_id=ada["id"], source="deflection")
     with unchanged(client, gm, campaign, ada):
         assert_problem(post_roll(client, campaign, player, end), 403)
@@ -364,7 +365,9 @@ def test_FAB102_horror_sets_off_a_panic_roll_per_target(client, table, gm, playe
     campaign, ada, bram, thug = table.campaign, table.ada, table.bram, table.thug
     gm_patch(client, gm, ada, {"powers": ["horror"], "pp": 1, "pp_max": 1})
     gm_patch(client, gm, thug, {"stress": 3})
-    forced_dice.push(6, 5)  # Thug: 6 + 3 − 1 = 8 tremors; Bram: 5 + 0 − 1 = 4 cool
+    # FAB-102 (corrected): horror worsens the panic, +1. Thug: 4 + 3 + 1 = 8 tremors;
+    # Bram: 4 + 0 + 1 = 5 cool.
+    forced_dice.push(4, 4)
     cast = body(
         "power", character_id=ada["id"], power="horror", pp=1, targets=[thug["id"], bram["id"]]
     )
@@ -375,7 +378,7 @@ def test_FAB102_horror_sets_off_a_panic_roll_per_target(client, table, gm, playe
         ("fabulae.panic", thug["id"], entry["seq"]),
         ("fabulae.panic", bram["id"], entry["seq"]),
     ]
-    assert [p["result"]["modifier"] for p in panics] == [-1, -1]
+    assert [p["result"]["modifier"] for p in panics] == [1, 1]
     assert [p["result"]["code"] for p in panics] == ["tremors", "cool"]
 
 
@@ -383,7 +386,7 @@ def test_FAB102_drain_and_calm(client, table, gm, player, forced_dice):
     campaign, ada, bram = table.campaign, table.ada, table.bram
     gm_patch(client, gm, ada, {"powers": ["drain", "calm"], "pp": 4, "pp_max": 5})
     gm_patch(client, gm, bram, {"pp": 2, "pp_max": 3})
-    forced_dice.push(6, 2, 2, 2, 2, 2)  # Ada 3 dice against Bram's pure Intellect 3
+    forced_dice.push(6, 2, 2, 2, 2, 2, 2)  # Ada 3 dice + 1 stress against Bram's Intellect 3
     forced_dice.push(2)  # 1D3
     drain = body("power", character_id=ada["id"], power="drain", pp=1, targets=[bram["id"]])
     entry = rolled(client, campaign, player, drain)
@@ -391,10 +394,19 @@ def test_FAB102_drain_and_calm(client, table, gm, player, forced_dice):
     assert entry["result"]["stolen"] == 2
     assert fields(entry, bram) == {"pp": (2, 0, "FAB-102")}
     assert fields(entry, ada)["pp"] == (4, 5, "FAB-100")
-    gm_patch(client, gm, bram, {"stress": 3, "states": ["apeure"]})
+    gm_patch(client, gm, bram, {"stress": 3, "states": ["enerve", "apeure", "demoralise"]})
     calm = body("power", character_id=ada["id"], power="calm", pp=1, targets=[bram["id"]])
     calmed = rolled(client, campaign, player, calm)
+    # FAB-102 (corrected): one of Apeuré and Démoralisé, by default the worse.
     assert fields(calmed, bram) == {
         "stress": (3, 0, "FAB-102"),
-        "states": (["apeure"], [], "FAB-102"),
+        "states": (["enerve", "apeure", "demoralise"], ["enerve", "apeure"], "FAB-102"),
     }
+    chosen = body(
+        "power", character_id=ada["id"], power="calm", pp=1, targets=[bram["id"]], option="apeure"
+    )
+    calmed = rolled(client, campaign, player, chosen)
+    assert fields(calmed, bram) == {"states": (["enerve", "apeure"], ["enerve"], "FAB-102")}
+    wrong = {**chosen, "option": "epuise"}
+    with unchanged(client, gm, campaign, bram):
+        assert_problem(post_roll(client, campaign, player, wrong), 422, "apeure or demoralise")

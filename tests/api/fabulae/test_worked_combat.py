@@ -335,16 +335,17 @@ def test_every_combat_kind_replays_and_verifies_offline(
     forced_dice.push(6, 2, 2)
     test = body("death_test", character_id=ada["id"], sequela=0)
     assert rolled(client, campaign, player, test)["result"]["survived"] is True
-    forced_dice.push(6, 2, 2)
-    care = body("stabilize", healer_id=bram["id"], character_id=ada["id"], sequela=0)
-    assert rolled(client, campaign, other_player, care)["result"]["stabilised"] is True
-    forced_dice.push(6)
-    fix = body("repair", character_id=bram["id"], owner_id=ada["id"])
-    assert rolled(client, campaign, other_player, fix)["result"]["armor_value"] == 1
-    rolled(client, campaign, gm, body("reload", character_id=thug["id"], weapon="revolver"))
+    # Broken, Bram acts only once his second wind has cleared Blessé (FAB-23 corrected).
     forced_dice.push(6, 2, 2)
     wind = rolled(client, campaign, other_player, body("second_wind", character_id=bram["id"]))
     assert wind["result"]["cleared"] == ["blesse"]
+    forced_dice.push(6, 2, 2, 2)
+    care = body("stabilize", healer_id=bram["id"], character_id=ada["id"], sequela=0)
+    assert rolled(client, campaign, other_player, care)["result"]["stabilised"] is True
+    forced_dice.push(6, 2)
+    fix = body("repair", character_id=bram["id"], owner_id=ada["id"])
+    assert rolled(client, campaign, other_player, fix)["result"]["armor_value"] == 1
+    rolled(client, campaign, gm, body("reload", character_id=thug["id"], weapon="revolver"))
     forced_dice.push(2)
     sneak = rolled(
         client,
@@ -369,8 +370,8 @@ def test_every_combat_kind_replays_and_verifies_offline(
     assert kinds >= NEW_KINDS
     report = assert_verified(client, campaign, gm)
     # session, attack and its state choice, danger and its state choice, grapple, defense,
-    # strangle and its state choice, break free, sequela, death test, stabilize, repair,
-    # reload, second wind, action, street rat, power, end effect, scene.
+    # strangle and its state choice, break free, sequela, death test, second wind,
+    # stabilize, repair, reload, action, street rat, power, end effect, scene.
     assert report["replayed"] == 21 and report["rederived"] == 0
 
     summary = verified_offline(client, campaign, gm, tmp_path)

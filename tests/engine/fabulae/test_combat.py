@@ -24,7 +24,7 @@ from app.engine.contract import ActionCost, CombatAction, Combatant, Condition, 
 from app.engine.dice import ReplayDice
 from app.engine.errors import RuleRefusal
 from app.engine.registry import DEFAULT_REGISTRY
-from app.engine.rulesets.fabulae import combat
+from app.engine.rulesets.fabulae import combat, encounter
 from app.engine.rulesets.fabulae.damage import FabulaeAttackRequest
 from tests.engine.fabulae.combat import FOE, PC, SYSTEM, attack_req, char, make_sheet
 from tests.engine.rules import Resolved, resolve
@@ -115,7 +115,7 @@ def prepare(
     roll_kind = KINDS[kind]
     assert roll_kind.body is not None
     typed = roll_kind.body.model_validate({"kind": kind, **BODIES[kind], **body})
-    return combat.COMBAT.prepare_action(
+    return encounter.COMBAT.prepare_action(
         CombatAction(
             kind=roll_kind,
             body=typed,
@@ -167,7 +167,7 @@ def defend_in_round(spent: Mapping[str, int], name: str) -> tuple[str | None, di
         reaction=False,
         sheet=SHEET,
     )
-    combat.COMBAT.after_action(action, [RecordedEntry(1, "fabulae.attack", PC, {}, request)])
+    encounter.COMBAT.after_action(action, [RecordedEntry(1, "fabulae.attack", PC, {}, request)])
     spent_now = {key: int(defender.spent.get(key, 0)) - int(spent.get(key, 0)) for key in COST_KEYS}
     return defense, spent_now
 
@@ -250,7 +250,7 @@ def test_FAB_60_a_round_is_one_slow_and_one_fast_or_two_fast() -> None:
         ),
         ("fabulae.attack", {"mode": "melee", "talents": ["all_in"]}, SHEET, (1, 1)),  # FAB-90
         ("fabulae.reload", {"weapon": "revolver"}, SHEET, (0, 1)),
-        ("fabulae.reload", {"weapon": "crossbow"}, SHEET, (0, 1)),
+        ("fabulae.reload", {"weapon": "crossbow"}, SHEET, (1, 0)),  # two-handed: slow
         ("fabulae.reload", {"weapon": "repeating_rifle"}, SHEET, (1, 0)),
         ("fabulae.reload", {"weapon": "revolver"}, {"talents": ["quick_reload"]}, (0, 0)),
         ("fabulae.reload", {"weapon": "repeating_rifle"}, {"talents": ["quick_reload"]}, (1, 0)),

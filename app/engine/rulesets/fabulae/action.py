@@ -19,6 +19,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, invalid
+from app.engine.rulesets.fabulae.acting import check_may_act
 from app.engine.rulesets.fabulae.bodies import (
     FabulaeActionCreate,
     FabulaeOpposedCreate,
@@ -112,6 +113,7 @@ def resolve_action(
     request: FabulaeActionRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaeActionResult]:
     """FAB-10..15, FAB-42: an action roll; a 1 on a stress die is Panic."""
+    check_may_act(request.character, "fabulae.action", version)
     character, roll = request.character, request.roll
     rolled, effects = action_roll(character, roll, request.session, dice)
     result = FabulaeActionResult(**rolled.model_dump(exclude_unset=True), passive=roll.passive)
@@ -240,6 +242,7 @@ def resolve_opposed(
     request: FabulaeOpposedRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaeOpposedResult]:
     """FAB-36: both roll at once; the active side wins only with strictly more sixes."""
+    check_may_act(request.active.character, "fabulae.opposed", version)
     session = request.session
     if (
         request.passive_answers
@@ -256,11 +259,15 @@ def resolve_opposed(
     )
     if active.outcome == "impossible":
         # FAB-14: the attempt never happens, so the defender rolls nothing either.
-        return Resolution(as_result(opposition(active, not_rolled("not_rolled"))), active_effects)
+        return Resolution(
+            as_result(opposition(active, not_rolled("not_rolled"), version)), active_effects
+        )
     passive, passive_effects = action_roll(
         request.passive.character, request.passive.roll, session, dice
     )
-    return Resolution(as_result(opposition(active, passive)), active_effects + passive_effects)
+    return Resolution(
+        as_result(opposition(active, passive, version)), active_effects + passive_effects
+    )
 
 
 def as_result(opposed: FabulaeOpposition) -> FabulaeOpposedResult:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,6 +21,8 @@ from app.engine.rulesets.fabulae.tables import (
     WeaponId,
 )
 
+# A weapon the GM added to a sheet (custom_weapons) is named by its name (issue 18).
+GrantedName = Annotated[str, Field(min_length=1, max_length=40)]
 Attribute = Literal["physique", "habilete", "intellect", "empathie"]
 Skill = Literal[
     "athletisme",
@@ -200,7 +202,10 @@ class FabulaeAttackCreate(RollBase):
     attacker_id: uuid.UUID
     target_id: uuid.UUID
     mode: Literal["melee", "ranged"]
-    weapon: WeaponId = Field(description="FAB-71 weapon id (bare_hands needs no weapon)")
+    weapon: WeaponId | GrantedName = Field(
+        description="FAB-71 weapon id (bare_hands needs no weapon), or the name of a weapon "
+        "the GM added to the attacker's custom_weapons"
+    )
     defense: Defense | None = Field(
         default=None,
         description="FAB-62: the defender's choice; left out, the attack waits for it "
@@ -288,14 +293,21 @@ class FabulaeStabilizeCreate(RollBase):
 
 
 class FabulaeDangerCreate(RollBase):
-    """FAB-73: fire, explosion, drowning, poison, disease, cold."""
+    """FAB-73: fire, explosion, drowning, poison, disease, cold; FAB-55/73 (corrected):
+    phobia, horror (mental damage), hunger and sleep (« Faim & Sommeil »)."""
 
     kind: Literal["fabulae.danger"]
     character_id: uuid.UUID
     danger: Danger
     intensity: int = Field(default=3, ge=0, le=30, description="dice of the fire, blast, venom")
     round: int = Field(default=1, ge=1, le=100, description="fire: +1 die each round")
-    damage: int = Field(default=1, ge=0, le=10, description="explosion: the explosive's base")
+    damage: int = Field(
+        default=1,
+        ge=0,
+        le=10,
+        description="explosion: the explosive's base; horror: the mental damage; hunger: 1 "
+        "each week, 0 to mark the first 24 h without food",
+    )
     medium_range: bool = Field(default=False, description="explosion: 6 dice fewer")
     phase: Literal["float", "underwater"] = "float"
     states: Literal["auto", "now", "pending"] = "auto"
@@ -347,7 +359,9 @@ class FabulaeReloadCreate(RollBase):
 
     kind: Literal["fabulae.reload"]
     character_id: uuid.UUID
-    weapon: WeaponId
+    weapon: WeaponId | GrantedName = Field(
+        description="FAB-71 weapon id, or the name of one of the character's custom_weapons"
+    )
 
 
 class FabulaeStreetRatCreate(FollowUpBase):
@@ -355,3 +369,26 @@ class FabulaeStreetRatCreate(FollowUpBase):
 
     kind: Literal["fabulae.street_rat"]
     die: int = Field(ge=0, le=40, description="index of the die to reroll")
+
+
+class FabulaeRoundCreate(RollBase):
+    """FAB-50 (corrected): a round passes for these characters; their round-counted
+    sequelae count down and lift at zero. An encounter records one at each new round."""
+
+    kind: Literal["fabulae.round"]
+    character_ids: list[uuid.UUID] = Field(min_length=1, max_length=50)
+
+
+class FabulaeEndSequelaCreate(RollBase):
+    """FAB-50/55 (corrected): the GM ends a sequela early (healed, or its time is up)."""
+
+    kind: Literal["fabulae.end_sequela"]
+    character_id: uuid.UUID
+    sequela: int = Field(ge=0, le=29, description="the index of the sequela on the sheet")
+
+
+class FabulaeAimCreate(RollBase):
+    """FAB-64 (corrected): aim, a slow action; the next shot of the character gets +2."""
+
+    kind: Literal["fabulae.aim"]
+    character_id: uuid.UUID

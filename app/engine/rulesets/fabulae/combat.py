@@ -11,30 +11,23 @@ from pydantic import BaseModel, Field, JsonValue
 from app.engine.contract import (
     ActionCost,
     CharacterKind,
-    CombatAction,
-    Combatant,
     Condition,
-    InitiativeRow,
     Language,
     Model,
-    RecordedEntry,
     Resolution,
     RollKind,
     RulesVersion,
-    Table,
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import refusal
 from app.engine.rulesets.fabulae.bodies import (
     FabulaeActionCreate,
     FabulaeAttackCreate,
-    FabulaeDefendCreate,
-    FabulaeGrappleCreate,
-    FabulaeModifierBody,
     FabulaeReloadCreate,
 )
-from app.engine.rulesets.fabulae.pools import SYSTEM, FabulaeClock
-from app.engine.rulesets.fabulae.sheet import FabulaeCharacter, Sequela
+from app.engine.rulesets.fabulae.pools import FabulaeClock
+from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
+from app.engine.rulesets.fabulae.tables import WEAPONS
 
 DECK: Final[tuple[int, ...]] = tuple(range(1, 11))
 ATTACK_KINDS: Final = frozenset({"fabulae.attack", "fabulae.grapple", "fabulae.strangle"})
@@ -66,8 +59,22 @@ def attack_cost(body: FabulaeAttackCreate, sheet: Mapping[str, JsonValue]) -> Ac
     return ActionCost(slow=1)
 
 
+def granted_hands(sheet: Mapping[str, JsonValue], name: str) -> int | None:
+    """FAB-71: the hands of a weapon the GM added to the sheet (custom_weapons)."""
+    granted = sheet.get("custom_weapons")
+    for custom in granted if isinstance(granted, list) else []:
+        if isinstance(custom, dict) and custom.get("name") == name:
+            hands = custom.get("hands", 1)
+            return hands if isinstance(hands, int) else None
+    return None
+
+
 def reload_cost(body: FabulaeReloadCreate, sheet: Mapping[str, JsonValue]) -> ActionCost:
-    light = body.weapon in ("revolver", "crossbow")
+    """FAB-60/71: a one-handed gun reloads in a fast action, a heavy one (a two-handed gun:
+    the crossbow too) in a slow one, as the reload's result says."""
+    weapon = WEAPONS.get(body.weapon)
+    hands = weapon.hands if weapon is not None else granted_hands(sheet, body.weapon)
+    light = hands == 1
     if light and "quick_reload" in talents_of(sheet):
         return ActionCost()  # FAB-90 quick_reload: free
     return ActionCost(fast=1) if light else ActionCost(slow=1)
@@ -292,132 +299,3 @@ INITIATIVE: RollKind[Any, FabulaeInitiativeRequest, FabulaeInitiativeResult] = R
     resolve=resolve_initiative,
     summary=initiative_summary,
 )
-
-
-class FabulaeCondition(Model):
-    """What an encounter shows of a combatant's condition."""
-
-    states: list[str] | None = None
-    broken: bool | None = None
-    stress: int | None = None
-    sequelae: list[Sequela] | None = None
-    dead: bool | None = None
-    armor: dict[str, JsonValue] | None = None
-    grappled_by: str | None = None
-
-
-class FabulaeCombat:
-    """FAB-44, FAB-60..62 in an encounter."""
-
-    initiative_kind = "fabulae.initiative"
-    initiative_row = FabulaeInitiativeRow
-    condition = FabulaeCondition
-
-    def initiative(
-        self, table: Table, state: Mapping[str, JsonValue], combatants: Sequence[Combatant]
-    ) -> FabulaeInitiativeRequest:
-        rows = []
-        for combatant in combatants:
-            sheet = table.character(combatant.character_id, FabulaeCharacter).sheet
-            rows.append(
-                FabulaeInitiativeCombatant(
-                    id=combatant.character_id,
-                    name=combatant.name,
-                    kind=combatant.kind,
-                    quick_draw_initiative="quick_draw_initiative" in sheet.talents,
-                )
-            )
-        deck = state.get("deck", 1)
-        drawn = state.get("drawn", [])
-        return FabulaeInitiativeRequest(
-            system=SYSTEM,
-            session=table.session,
-            scene=table.scene,
-            combatants=rows,
-            deck=deck if isinstance(deck, int) else 1,
-            drawn=[card for card in drawn if isinstance(card, int)]
-            if isinstance(drawn, list)
-            else [],
-        )
-
-    def initiative_state(self, result: BaseModel) -> dict[str, JsonValue] | None:
-        assert isinstance(result, FabulaeInitiativeResult)
-        return {"deck": result.deck, "drawn": list(result.drawn)}
-
-    def initiative_rows(self, result: BaseModel) -> list[InitiativeRow]:
-        assert isinstance(result, FabulaeInitiativeResult)
-        return [InitiativeRow(row.character_id, row.dump()) for row in result.order]
-
-    def standing_key(self, combatant: Combatant, position: int) -> tuple[Any, ...]:
-        """Ascending cards, the first deck first (FAB-61); ties keep the first round's order."""
-        return (combatant.rank_value("card", 99), combatant.rank_value("deck", 99), position)
-
-    def acts_before(self, newcomer: Combatant, other: Combatant) -> bool:
-        return (newcomer.rank_value("card", 99), newcomer.rank_value("deck", 9)) < (
-            other.rank_value("card", 99),
-            other.rank_value("deck", 9),
-        )
-
-    def check_action(self, action: CombatAction) -> None:
-        check_conditions(action.actor.conditions, action.kind.name, action.actor.name)
-
-    def prepare_action(self, action: CombatAction) -> BaseModel:
-        """FAB-60's budget, FAB-62's defense, FAB-44's tremors, FAB-75's combat."""
-        body, actor = action.body, action.actor
-        kind = action.kind
-        cost = kind.cost(body, action.sheet) if kind.cost is not None else ActionCost()
-        if not action.override:
-            check_budget(actor.spent, cost, actor.name)
-        actor.spent["slow"] = int(actor.spent.get("slow", 0)) + cost.slow
-        actor.spent["fast"] = int(actor.spent.get("fast", 0)) + cost.fast
-        # FAB-62 (corrected): a defender without a fast action left is attacked undefended;
-        # the fast action of a parry or dodge is spent once it is rolled (after_action).
-        defender_id = None
-        if isinstance(body, FabulaeAttackCreate | FabulaeGrappleCreate):
-            defender_id = str(body.target_id)
-        elif isinstance(body, FabulaeDefendCreate):
-            defender_id = str(body.character_id)
-        defender = next((c for c in action.combatants if c.character_id == defender_id), None)
-        if defender is not None and not has_fast_action(defender.spent):
-            body = body.model_copy(update={"defense": "none"})
-        malus = habilete_malus(actor.conditions)
-        rolls_habilete = (
-            isinstance(body, FabulaeActionCreate) and body.attribute == "habilete"
-        ) or (isinstance(body, FabulaeAttackCreate) and body.mode == "ranged")
-        if malus and rolls_habilete:
-            assert isinstance(body, FabulaeActionCreate | FabulaeAttackCreate)
-            tremors = FabulaeModifierBody(source="panic tremors", dice=malus)
-            body = body.model_copy(update={"modifiers": [*body.modifiers, tremors]})
-        if isinstance(body, FabulaeActionCreate):
-            body = body.model_copy(update={"in_combat": True})  # FAB-75
-        return body
-
-    def after_action(self, action: CombatAction, entries: Sequence[RecordedEntry]) -> None:
-        """Panic results bind their combatant (FAB-44); next-action constraints lift."""
-        actor = action.actor
-        if not action.reaction:
-            actor.conditions = lift_next_action(actor.conditions)
-        for entry in entries:
-            parried = defended(entry.request)
-            for combatant in action.combatants:
-                if parried is not None and combatant.character_id == parried[0]:
-                    combatant.spent["fast"] = int(combatant.spent.get("fast", 0)) + 1
-            if entry.kind != "fabulae.panic" or entry.character_id is None:
-                continue
-            condition = panic_condition(
-                str(entry.result.get("code")),
-                during_own_turn=entry.character_id == actor.character_id,
-            )
-            if condition is None:
-                continue
-            # Its entry may be hidden: whoever may not see it does not see the binding.
-            condition.seq = entry.seq
-            for combatant in action.combatants:
-                if combatant.character_id == entry.character_id:
-                    combatant.conditions = [*combatant.conditions, condition]
-
-    def after_turn(self, combatant: Combatant) -> None:
-        combatant.conditions = pass_turn(combatant.conditions)
-
-
-COMBAT = FabulaeCombat()

@@ -20,11 +20,13 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, invalid, refusal
+from app.engine.rulesets.fabulae.acting import check_may_act, may_defend
 from app.engine.rulesets.fabulae.bodies import FabulaeAttackCreate
 from app.engine.rulesets.fabulae.body import Body
 from app.engine.rulesets.fabulae.combat import attack_cost
 from app.engine.rulesets.fabulae.labels import text
 from app.engine.rulesets.fabulae.pools import (
+    CORRECTED,
     SYSTEM,
     FabulaeClock,
     FabulaeDiceModifier,
@@ -63,6 +65,20 @@ RANGED_FACTORS: Final[dict[str, int]] = {
     "extreme_range": -3,
     "large_target": 2,
 }
+# FAB-71 (corrected): a weapon fires within its range column; the factors of each distance.
+RANGE_COLUMNS: Final = ("contact", "short", "medium", "long", "extreme")
+RANGE_FACTORS: Final[dict[str, str]] = {
+    "medium_range": "medium",
+    "long_range": "long",
+    "extreme_range": "extreme",
+}
+# Factors that describe one fact (the distance, the light, the target's size): one each.
+EXCLUSIVE_FACTORS: Final = (
+    frozenset({"contact_long_weapon", "contact_short_weapon", *RANGE_FACTORS}),
+    frozenset({"half_light", "total_darkness"}),
+    frozenset({"small_target", "large_target"}),
+    frozenset({"target_on_ground", "helpless_target"}),
+)
 AMMO_DIE: Final[dict[int, int]] = {1: 6, 2: 12, 3: 20}  # FAB-65
 DEFENSE_ROLLS: Final[dict[str, FabulaeRollInputs]] = {
     "parry": FabulaeRollInputs(attribute="physique", skill="combat", in_combat=True),
@@ -112,15 +128,62 @@ def protect(
     return through, protection
 
 
+def defense_roll(
+    target: FabulaeCharacter, defense: Literal["parry", "dodge"], version: RulesVersion
+) -> FabulaeRollInputs:
+    """FAB-62: the parry or dodge roll; corrected, « Le défenseur peut ajouter son bonus de
+    protection avant de faire son jet »: its armor's value and a barrier's add dice."""
+    roll = DEFENSE_ROLLS[defense]
+    armor = target.sheet.armor
+    bonus = max(0, (armor.value if armor else 0) + effects_sum(target.sheet, "armor"))
+    if version < CORRECTED or not bonus:
+        return roll
+    protection = FabulaeDiceModifier(source="protection bonus", dice=bonus)
+    return roll.model_copy(update={"modifiers": [*roll.modifiers, protection]})
+
+
+def check_factors(situation: list[str], weapon: Weapon, mode: str) -> None:
+    """FAB-64/FAB-71 (corrected): each fact once, and no range beyond the weapon's column."""
+    if len(set(situation)) != len(situation):
+        raise InvalidInput("a situation factor is listed once")
+    for exclusive in EXCLUSIVE_FACTORS:
+        both = sorted(exclusive.intersection(situation))
+        if len(both) > 1:
+            raise invalid("FAB-64", f"{' and '.join(both)} describe the same thing: keep one")
+    for factor in situation:
+        column = RANGE_FACTORS.get(factor)
+        if column and RANGE_COLUMNS.index(column) > RANGE_COLUMNS.index(weapon.range):
+            raise invalid(
+                "FAB-71",
+                f"the {weapon.id} fires up to {weapon.range} range; {factor} is out of its reach",
+            )
+
+
+def granted_weapon(sheet: FabulaeSheet, name: str) -> Weapon | None:
+    """FAB-71 outside the catalog: the GM's weapon of that name (`custom_weapons`), with the
+    values the GM gave it; the catalog's ids come first."""
+    if name in WEAPONS:
+        return None
+    for custom in sheet.custom_weapons:
+        if custom.name == name:
+            return custom.weapon()
+    return None
+
+
 def weapon_of(sheet: FabulaeSheet, weapon_id: str) -> tuple[Weapon, WeaponCarried | None]:
-    """FAB-71: the weapon, and the one carried (bare hands are always at hand)."""
-    if weapon_id not in WEAPONS:
-        raise InvalidInput(f"unknown weapon {weapon_id!r} (FAB-71 lists the weapon ids)")
+    """FAB-71: the weapon, and the one carried (bare hands are always at hand): a catalog id,
+    or the name of a weapon the GM added to the sheet with its own values."""
+    weapon = WEAPONS.get(weapon_id) or granted_weapon(sheet, weapon_id)
+    if weapon is None:
+        raise InvalidInput(
+            f"unknown weapon {weapon_id!r} (FAB-71 lists the weapon ids; the GM adds any other "
+            "to the sheet's custom_weapons)"
+        )
     if weapon_id == "bare_hands":
-        return WEAPONS[weapon_id], None
+        return weapon, None
     for carried in sheet.weapons:
         if carried.id == weapon_id:
-            return WEAPONS[weapon_id], carried
+            return weapon, carried
     raise InvalidInput(f"{weapon_id} is not among the attacker's weapons")
 
 
@@ -146,6 +209,11 @@ def defense_of(
     the defender's choice. A shot is not parried; an NPC answers at once under the campaign
     option `npc_choices_auto`; a sender who makes the defender's choices and left the
     defense out gave none; anyone else's character answers for itself."""
+    if not may_defend(target):
+        # FAB-23/FAB-63 (corrected): the fallen and the held are attacked undefended.
+        if asked not in (None, "none"):
+            raise invalid("FAB-62", f"{target.name} cannot parry or dodge now (Broken or held)")
+        return "none"
     if asked is not None:
         return asked
     if mode == "ranged":
@@ -221,7 +289,7 @@ class FabulaeAttackResult(FabulaeThreatened):
 
 
 def attack_roll(
-    request: FabulaeAttackRequest,
+    request: FabulaeAttackRequest, version: RulesVersion
 ) -> tuple[Weapon, WeaponCarried | None, FabulaeRollInputs]:
     """The attacker's roll (FAB-62/64) with every factor, validated against the weapon."""
     attacker_sheet = request.attacker.sheet
@@ -241,6 +309,8 @@ def attack_roll(
         raise invalid("FAB-64", "contact_short_weapon is for one-handed guns like a revolver")
     if mode == "ranged" and "contact_long_weapon" in situation and weapon.hands != 2:
         raise invalid("FAB-64", "contact_long_weapon is for two-handed guns")
+    if version >= CORRECTED:
+        check_factors(situation, weapon, mode)
     modifiers = [FabulaeDiceModifier(source=f, dice=factors[f]) for f in situation]
     if mode == "ranged" and has_talent(attacker_sheet, "fine_gachette"):
         # FAB-90 fine_gachette: half-light costs nothing.
@@ -312,11 +382,12 @@ def resolve_attack(
     request: FabulaeAttackRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaeAttackResult]:
     """FAB-62..68: opposed attack, damage = base + feats, protection, states, Broken."""
+    check_may_act(request.attacker, "fabulae.attack", version)
     attacker, target = request.attacker, request.target
     for who in (attacker, target):
         if who.sheet.dead:
             raise refusal("FAB-51", f"{who.name} is dead")
-    weapon, carried, roll = attack_roll(request)
+    weapon, carried, roll = attack_roll(request, version)
     # Every check before the first die (pool_of refuses a bad talent or factor), and an
     # impossible attack (FAB-14) spends nothing: no ammunition, no stress.
     pool = pool_of(attacker, roll, request.session)
@@ -378,8 +449,9 @@ def resolve_attack(
         if defense == "none":
             passive = not_rolled("failure")
         else:
-            passive, _ignored = action_roll(target, DEFENSE_ROLLS[defense], request.session, dice)
-        opposed = opposition(side, passive)
+            parry = defense_roll(target, defense, version)
+            passive, _ignored = action_roll(target, parry, request.session, dice)
+        opposed = opposition(side, passive, version)
         if opposed.outcome != "success":
             attacks.append(FabulaeAttackRoll(roll=opposed, hit=False))
             if side.outcome == "panic":
@@ -388,8 +460,9 @@ def resolve_attack(
             continue
         damage = damage_of(request, weapon, shooter.sheet, opposed.feats)
         through, protection = protect(victim, damage, cover, dice)
-        if through > 0:
-            through += effects_sum(shooter.sheet, "net_damage")  # FAB-102 enchant_weapon
+        if through > 0 or version >= CORRECTED:
+            # FAB-102 enchant_weapon (corrected): +1 net on every successful attack.
+            through += effects_sum(shooter.sheet, "net_damage")
         attacks.append(
             FabulaeAttackRoll(
                 roll=opposed, hit=True, damage=damage, protection=protection, through=through
@@ -403,7 +476,9 @@ def resolve_attack(
         feats=last_feats,
         butcher=has_talent(shooter.sheet, "butcher") and not victim.sheet.creature,
     )
-    threatened = threats(victim, hits_through, "physical", "FAB-68", dice, context, now)
+    threatened = threats(
+        victim, hits_through, "physical", "FAB-68", dice, context, now, version=version
+    )
     for name in threatened.model_fields_set:
         setattr(result, name, getattr(threatened, name))
     return Resolution(result, shooter.effects("FAB-65") + victim.effects("FAB-68"))

@@ -1,4 +1,6 @@
-"""Environmental dangers (FAB-73): fire, explosion, drowning, poison, disease, cold."""
+"""Environmental dangers (FAB-73): fire, explosion, drowning, poison, disease, cold; from the
+corrections (FAB-55/73 corrected) the mental ones, phobia and horror, and « Faim & Sommeil »,
+hunger and sleep."""
 
 from __future__ import annotations
 
@@ -17,12 +19,13 @@ from app.engine.contract import (
     Table,
 )
 from app.engine.dice import DiceSource
-from app.engine.errors import invalid
+from app.engine.errors import invalid, refusal
 from app.engine.rulesets.fabulae.bodies import FabulaeDangerCreate
 from app.engine.rulesets.fabulae.body import Body
 from app.engine.rulesets.fabulae.damage import FabulaeProtection, protect
 from app.engine.rulesets.fabulae.labels import text
 from app.engine.rulesets.fabulae.pools import (
+    CORRECTED,
     SYSTEM,
     FabulaeClock,
     FabulaeDice,
@@ -35,9 +38,20 @@ from app.engine.rulesets.fabulae.sequelae import no_context
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 from app.engine.rulesets.fabulae.states import FabulaeThreatened, StatesChoice, settle_now, threats
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC, aftermath, panicked, stress_gain
-from app.engine.rulesets.fabulae.tables import Danger
+from app.engine.rulesets.fabulae.tables import CORRECTED_DANGERS, Danger, Deprivation, Track
 
 DANGERS: Final = frozenset({"fire", "explosion", "drowning", "poison", "disease", "cold"})
+# FAB-73 (corrected) « Faim & Sommeil »: what a deprivation blocks until the GM lifts it.
+DEPRIVATION_NOTES: Final[dict[str, str]] = {
+    "hunger": "physical healing is blocked until the GM removes 'hunger' from the sheet's "
+    "deprived, once the character has eaten (FAB-73)",
+    "sleep": "mental healing and stress recovery are blocked until the GM removes 'sleep' "
+    "from the sheet's deprived, once the character has slept (FAB-73)",
+}
+DEPRIVATION_WORDS: Final[dict[str, tuple[str, str]]] = {
+    "hunger": ("physical healing blocked", "guérison physique bloquée"),
+    "sleep": ("mental and stress healing blocked", "guérison mentale et du stress bloquée"),
+}
 HEAVY_METAL_ARMOR: Final = frozenset({"guard_mail", "factory_plate"})  # FAB-73 drowning
 SAVE: Final = FabulaeRollInputs(attribute="physique", skill="resistance")
 
@@ -68,6 +82,12 @@ class FabulaeDangerResult(FabulaeThreatened):
     roll: FabulaeDice | FabulaeOpposition | None = None
     per: str | None = None
     stress_gained: int | None = None
+    track: Track | None = Field(
+        default=None, description="FAB-55/73 (corrected): the track the damage reaches"
+    )
+    deprived: list[Deprivation] | None = Field(
+        default=None, description="FAB-73 (corrected): the sheet's deprivations after it"
+    )
 
 
 def prepare_danger(body: FabulaeDangerCreate, table: Table) -> Prepared[FabulaeDangerRequest]:
@@ -93,6 +113,10 @@ def resolve_danger(
 ) -> Resolution[FabulaeDangerResult]:
     """FAB-73: fire, explosion, drowning, poison, disease, cold: damage and stress."""
     danger = request.danger
+    if danger in CORRECTED_DANGERS:
+        if version < CORRECTED:
+            raise invalid("FAB-73", f"{danger} is a danger of the corrected rules only")
+        return corrected_danger(request, dice, version)
     character = request.character
     body = Body(character)
     session = request.session
@@ -142,7 +166,7 @@ def resolve_danger(
         opposing = FabulaeDice(
             outcome="failure", sixes=sum(1 for face in faces if face == 6), dice=faces
         )
-        opposed = opposition(roll, opposing)
+        opposed = opposition(roll, opposing, version)
         damage = 0 if opposed.outcome == "success" else 1
         per = "round" if danger == "poison" else "day, and natural healing is blocked"
         result.roll, result.damage, result.per = opposed, damage, per
@@ -155,10 +179,58 @@ def resolve_danger(
             gain = stress_gain(body.sheet, 1)
             body.sheet.stress = body.sheet.stress + gain
             result.stress_gained = gain
-    threatened = threats(body, damage, "physical", "FAB-73", dice, no_context(), now)
+    threatened = threats(
+        body, damage, "physical", "FAB-73", dice, no_context(), now, version=version
+    )
     for name in threatened.model_fields_set:
         setattr(result, name, getattr(threatened, name))
     return Resolution(result, body.effects("FAB-73"))
+
+
+def corrected_danger(
+    request: FabulaeDangerRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeDangerResult]:
+    """FAB-55/73 (corrected): the Phobique sequela's 1 mental damage a round near its source,
+    a horror's mental damage, hunger (1 damage a week, physical healing blocked) and sleep
+    (mental and stress healing blocked)."""
+    danger = request.danger
+    character = request.character
+    body = Body(character)
+    now = settle_now(request.states, character)
+    result = FabulaeDangerResult(danger=danger)
+    track: Track = "physical"
+    rule = "FAB-73"
+    if danger == "phobia":
+        if not any(s.kind == "mental" and s.code == "phobic" for s in body.sheet.sequelae):
+            raise refusal(
+                "FAB-55",
+                f"{character.name} carries no Phobique sequela: only a phobic character takes "
+                "1 mental damage a round near the source of the phobia",
+            )
+        damage, track, rule = 1, "mental", "FAB-55"
+        result.per = "round"
+    elif danger == "horror":
+        if request.damage < 1:
+            raise invalid("FAB-73", "a horror deals 1 mental damage or more (damage)")
+        damage, track = request.damage, "mental"
+    else:  # hunger, sleep
+        deprivation: Deprivation = "hunger" if danger == "hunger" else "sleep"
+        damage = 0
+        if deprivation == "hunger":
+            if request.damage > 1:
+                raise invalid(
+                    "FAB-73", "hunger deals 1 damage a week (damage 1), 0 at the first 24 h"
+                )
+            damage, result.per = request.damage, "week"
+        if deprivation not in body.sheet.deprived:
+            body.sheet.deprived = [*body.sheet.deprived, deprivation]
+        result.deprived = list(body.sheet.deprived)
+        result.note = DEPRIVATION_NOTES[deprivation]
+    result.damage, result.track = damage, track
+    threatened = threats(body, damage, track, rule, dice, no_context(), now, version=version)
+    for name in threatened.model_fields_set:
+        setattr(result, name, getattr(threatened, name))
+    return Resolution(result, body.effects(rule))
 
 
 def after_danger(
@@ -181,7 +253,12 @@ def danger_summary(
         floats = "flotte" if language == "fr" else "floats"
         return f"{head} {sinks if result.sinks else floats}"
     word = "dégât(s)" if language == "fr" else "damage"
+    if result.track == "mental":
+        word += " mental(s)" if language == "fr" else " (mental)"
     line = f"{head} {result.damage or 0} {word}"
+    if result.danger in DEPRIVATION_WORDS and result.deprived is not None:
+        blocked = DEPRIVATION_WORDS[result.danger][1 if language == "fr" else 0]
+        line = f"{head} {blocked}" if not result.damage else f"{line}, {blocked}"
     for landed in result.states_checked or []:
         if landed.state is not None:
             line += ", " + text("state", landed.state, language)

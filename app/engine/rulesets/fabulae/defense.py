@@ -15,7 +15,8 @@ from app.engine.contract import (
     Table,
 )
 from app.engine.dice import DiceSource
-from app.engine.errors import InvalidInput
+from app.engine.errors import InvalidInput, invalid
+from app.engine.rulesets.fabulae.acting import may_defend
 from app.engine.rulesets.fabulae.bodies import FabulaeDefendCreate
 from app.engine.rulesets.fabulae.damage import (
     ATTACK,
@@ -61,6 +62,10 @@ def prepare_defend(body: FabulaeDefendCreate, table: Table) -> Prepared[FabulaeD
     entry, waits = waiting_entry(table, body.follows, kinds, DEFEND_KIND, body.character_id)
     # The defender's player, or the GM; both sides read as they are now.
     defender = table.acting(waits.character_id, FabulaeCharacter)
+    if body.defense != "none" and not may_defend(defender):
+        raise invalid(
+            "FAB-62", f"{defender.name} cannot parry or dodge now (Broken or held): answer none"
+        )
     clock = {"session": table.session, "scene": table.scene, "defense": body.defense}
     request = FabulaeDefendRequest(system=SYSTEM, session=table.session, scene=table.scene)
     if entry.kind == ATTACK.name:

@@ -19,6 +19,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, refusal
+from app.engine.rulesets.fabulae.acting import check_may_act
 from app.engine.rulesets.fabulae.bodies import FabulaeReloadCreate, FabulaeRepairCreate
 from app.engine.rulesets.fabulae.body import Body
 from app.engine.rulesets.fabulae.combat import reload_cost, slow_action
@@ -34,7 +35,7 @@ from app.engine.rulesets.fabulae.pools import (
     action_roll,
     has_talent,
 )
-from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
+from app.engine.rulesets.fabulae.sheet import FabulaeCharacter, armor_base
 from app.engine.rulesets.fabulae.stress import (
     SETS_OFF_PANIC,
     aftermath,
@@ -43,7 +44,7 @@ from app.engine.rulesets.fabulae.stress import (
     roll_summary,
     rolled_outcome,
 )
-from app.engine.rulesets.fabulae.tables import ARMORS, Attribute, TalentId
+from app.engine.rulesets.fabulae.tables import Attribute, TalentId
 
 # --- fabulae.repair (FAB-67) ----------------------------------------------------------------
 
@@ -83,12 +84,13 @@ def resolve_repair(
     request: FabulaeRepairRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaeRepairResult]:
     """FAB-67: a Bricolage roll restores worn armor, one point per success and per Prouesse."""
+    check_may_act(request.character, "fabulae.repair", version)
     mechanic, owner = request.character, request.owner
     body = Body(owner)
     armor = body.sheet.armor
     if not armor:
         raise refusal("FAB-67", f"{owner.name} wears no armor")
-    base = ARMORS[armor.id].value
+    base = armor_base(body.sheet)  # the catalog's, or the GM's own armor's
     if armor.value >= base:
         raise refusal("FAB-67", f"the {armor.id} is whole ({base}); nothing to repair")
     roll = FabulaeRollInputs(
@@ -179,6 +181,7 @@ def resolve_reload(
     request: FabulaeReloadRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaeReloadResult]:
     """FAB-71: a weapon is loaded back to its capacity (quick_reload makes it free, FAB-90)."""
+    check_may_act(request.character, "fabulae.reload", version)
     body = Body(request.character)
     weapon_id = request.weapon
     weapon, carried = weapon_of(body.sheet, weapon_id)

@@ -17,6 +17,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, refusal
+from app.engine.rulesets.fabulae.acting import check_may_act
 from app.engine.rulesets.fabulae.bodies import (
     FabulaeBreakFreeCreate,
     FabulaeGrappleCreate,
@@ -25,13 +26,15 @@ from app.engine.rulesets.fabulae.bodies import (
 from app.engine.rulesets.fabulae.body import Body
 from app.engine.rulesets.fabulae.combat import slow_action
 from app.engine.rulesets.fabulae.damage import (
-    DEFENSE_ROLLS,
     awaits_defense,
     defense_of,
+    defense_roll,
+    effects_sum,
     waits_for_defense,
 )
 from app.engine.rulesets.fabulae.labels import text
 from app.engine.rulesets.fabulae.pools import (
+    CORRECTED,
     SYSTEM,
     FabulaeClock,
     FabulaeDice,
@@ -142,8 +145,16 @@ def resolve_grapple(
     request: FabulaeGrappleRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaeGrappleResult]:
     """FAB-63: a melee grapple; on success the victim can only try to break free."""
+    check_may_act(request.attacker, "fabulae.grapple", version)
     attacker, target = request.attacker, request.target
-    roll = HOLD.model_copy(update={"modifiers": list(request.modifiers)})
+    if target.sheet.dead and version >= CORRECTED:
+        raise refusal("FAB-51", f"{target.name} is dead")
+    modifiers = list(request.modifiers)
+    against = effects_sum(target.sheet, "attacks_against")
+    if against and version >= CORRECTED:
+        # FAB-102 (corrected): invisibility and deflection hinder grapples too.
+        modifiers.append(FabulaeDiceModifier(source="powers on the target", dice=against))
+    roll = HOLD.model_copy(update={"modifiers": modifiers})
     defense = request.defense
     if defense is None and pool_of(attacker, roll, request.session).pool > 0:
         # FAB-62: the defender chooses before any die falls (fabulae.defend answers); an
@@ -159,8 +170,9 @@ def resolve_grapple(
     if defense is None or defense == "none":  # None: impossible, returned above
         passive = not_rolled("failure", dice=False)
     else:
-        passive, _ = action_roll(target, DEFENSE_ROLLS[defense], request.session, dice)
-    opposed = opposition(side, passive)
+        parry = defense_roll(target, defense, version)
+        passive, _ = action_roll(target, parry, request.session, dice)
+    opposed = opposition(side, passive, version)
     victim = Body(target)
     if opposed.outcome == "success":
         victim.sheet.grappled_by = attacker.id
@@ -247,6 +259,7 @@ def resolve_break_free(
     request: FabulaeBreakFreeRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaeBreakFreeResult]:
     """FAB-63: the victim's slow action, an opposed Combat roll against the hold."""
+    check_may_act(request.character, "fabulae.break_free", version)
     victim, holder = request.character, request.holder
     if victim.sheet.grappled_by != holder.id:
         raise refusal("FAB-63", f"{victim.name} is not held by {holder.name}")
@@ -257,7 +270,7 @@ def resolve_break_free(
             FabulaeBreakFreeResult(roll=unopposed, outcome="impossible", pool=side.pool)
         )
     hold, _ = action_roll(holder, HOLD, request.session, dice)
-    opposed = opposition(side, hold)
+    opposed = opposition(side, hold, version)
     body = Body(victim)
     if opposed.outcome == "success":
         body.sheet.grappled_by = None
@@ -342,12 +355,13 @@ def resolve_strangle(
     request: FabulaeStrangleRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaeStrangleResult]:
     """FAB-63: while the hold lasts, 1 net damage per round, automatically."""
+    check_may_act(request.attacker, "fabulae.strangle", version)
     holder, victim = request.attacker, request.target
     if victim.sheet.grappled_by != holder.id:
         raise refusal("FAB-63", f"{holder.name} does not hold {victim.name}")
     body = Body(victim)
     now = settle_now(request.states, victim)
-    threatened = threats(body, 1, "physical", "FAB-63", dice, no_context(), now)
+    threatened = threats(body, 1, "physical", "FAB-63", dice, no_context(), now, version=version)
     result = FabulaeStrangleResult(damage=1, **threatened.model_dump(exclude_unset=True))
     return Resolution(result, body.effects("FAB-63"))
 

@@ -41,6 +41,8 @@ OUTCOMES: Final = {
     "impossible": Label("Impossible", "Impossible"),
     "not_rolled": Label("Not rolled", "Non lancé"),
 }
+# FAB-36: an opposed roll won by two sixes or more.
+PROWESS: Final = Label("Prowess", "Prouesse")
 # FAB-20/FAB-22: the states; the French words are the ones results store.
 STATES: Final = {
     "epuise": Label("Exhausted", "Épuisé"),
@@ -206,6 +208,10 @@ DANGERS: Final = {
     "poison": Label("Poison", "Poison"),
     "disease": Label("Disease", "Maladie"),
     "cold": Label("Cold", "Froid"),
+    "phobia": Label("Phobia", "Phobie"),
+    "horror": Label("Horror", "Horreur"),
+    "hunger": Label("Hunger", "Faim"),
+    "sleep": Label("Sleeplessness", "Manque de sommeil"),
 }
 # What an entry of another shape reads as (a hit, a grapple, a death test…).
 RESULTS: Final = {
@@ -222,6 +228,7 @@ RESULTS: Final = {
     "applied": Label("Applied", "Appliqué"),
     "narrated": Label("Left to the GM", "Laissé au MJ"),
     "awaiting_defense": Label("Awaiting the defense", "En attente de la défense"),
+    "aiming": Label("Aiming", "Vise"),
     "awaiting_passive": Label("Awaiting the other side", "En attente de l'autre camp"),
     "parried": Label("Parried", "Paré"),
 }

@@ -12,10 +12,10 @@ from typing import Final, Literal
 
 from pydantic import Field
 
-from app.engine.contract import Effect, Model, effect
+from app.engine.contract import Effect, Model, RulesVersion, effect
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, refusal
-from app.engine.rulesets.fabulae.labels import OUTCOMES
+from app.engine.rulesets.fabulae.labels import OUTCOMES, PROWESS
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter, FabulaeSheet
 from app.engine.rulesets.fabulae.tables import (
     STATE_MALUS,
@@ -26,6 +26,9 @@ from app.engine.rulesets.fabulae.tables import (
 )
 
 SYSTEM: Final = "fabulae-tenebris"
+# The rules version of the corrections of 2026-11-30 (FAB-5..FAB-102 "corrected"): a
+# resolver applies a correction from this version on, so older entries replay as they were.
+CORRECTED: Final = 2
 Difficulty = Literal["hard", "very_hard", "almost_impossible"]
 RollOutcome = Literal["success", "failure", "panic", "impossible", "not_rolled"]
 DIFFICULTY_MALUS: Final[dict[str, int]] = {"hard": 0, "very_hard": 1, "almost_impossible": 2}
@@ -313,17 +316,28 @@ def expert_effects(character: FabulaeCharacter, pool: FabulaePool, session: int)
 
 
 def action_roll(
-    character: FabulaeCharacter, roll: FabulaeRollInputs, session: int, dice: DiceSource
+    character: FabulaeCharacter,
+    roll: FabulaeRollInputs,
+    session: int,
+    dice: DiceSource,
+    *,
+    stress: bool = True,
 ) -> tuple[FabulaeDice, list[Effect]]:
-    """An action roll: its pool, its dice (none when impossible, FAB-14), its talents spent."""
+    """An action roll: its pool, its dice (none when impossible, FAB-14), its talents spent.
+    Without `stress`, a roll that is not an action roll (FAB-42 corrected: a death test)."""
     pool = pool_of(character, roll, session)
+    if not stress:
+        pool = pool.model_copy(update={"stress_dice": 0})
     rolled = roll_pool(dice, pool.pool, pool.stress_dice)
     effects = [] if rolled.outcome == "impossible" else expert_effects(character, pool, session)
     return with_pool(pool, rolled), effects
 
 
-def opposition(active: FabulaeDice, passive: FabulaeDice) -> FabulaeOpposition:
-    """A side that panics or cannot act scores no six (FAB-14, FAB-42)."""
+def opposition(
+    active: FabulaeDice, passive: FabulaeDice, version: RulesVersion
+) -> FabulaeOpposition:
+    """A side that panics or cannot act scores no six (FAB-14, FAB-42); a win by two sixes
+    or more reads « Prouesse » (FAB-36, labelled so from the corrections on)."""
     active_sixes = active.sixes if active.outcome in ("success", "failure") else 0
     passive_sixes = passive.sixes if passive.outcome in ("success", "failure") else 0
     net = active_sixes - passive_sixes
@@ -338,7 +352,7 @@ def opposition(active: FabulaeDice, passive: FabulaeDice) -> FabulaeOpposition:
         feats=max(0, net - 1),
         winner=winner,
         outcome=outcome,
-        label=OUTCOMES[outcome].fr,
+        label=PROWESS.fr if net >= 2 and version >= CORRECTED else OUTCOMES[outcome].fr,
     )
 
 

@@ -24,12 +24,14 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, refusal
+from app.engine.rulesets.fabulae.acting import check_may_act
 from app.engine.rulesets.fabulae.bodies import FabulaeEndEffectCreate, FabulaePowerCreate
 from app.engine.rulesets.fabulae.body import Body
 from app.engine.rulesets.fabulae.combat import slow_action
 from app.engine.rulesets.fabulae.damage import FabulaeProtection, protect
 from app.engine.rulesets.fabulae.labels import text
 from app.engine.rulesets.fabulae.pools import (
+    CORRECTED,
     SYSTEM,
     FabulaeClock,
     FabulaeDice,
@@ -60,6 +62,10 @@ MIN_COST: Final[dict[str, dict[str | None, int]]] = {
 }
 DAMAGE_POWERS: Final = frozenset({"bolt", "fire_cone", "blast", "hazard_zone"})
 ONE_TARGET: Final = frozenset({"bolt", "drain", "calm", "barrier", "deflection", "invisibility"})
+# FAB-102 (corrected) light_dark: « toutes les compétences basées sur la vue ».
+SIGHT_SKILLS: Final = ("observation", "tir")
+# FAB-102 (corrected) calm dissipates one of these, the worse by default (later on the track).
+CALMED: Final = ("demoralise", "apeure")
 # FAB-102: the dice a power gives its bearers: skill, dice.
 SKILL_POWERS: Final = {
     "far_sight": ("observation", 2),
@@ -128,9 +134,12 @@ class FabulaePowerResult(Model):
 class Casting:
     """A power being applied: the caster's and the targets' sheets, the result so far."""
 
-    def __init__(self, request: FabulaePowerRequest, dice: DiceSource) -> None:
+    def __init__(
+        self, request: FabulaePowerRequest, dice: DiceSource, version: RulesVersion
+    ) -> None:
         self.request = request
         self.dice = dice
+        self.version = version
         self.power = request.power
         self.caster = Body(request.caster)
         self.bodies = {target.id: Body(target) for target in request.targets}
@@ -163,7 +172,11 @@ class Casting:
         body.sheet.active_effects = [*body.sheet.active_effects, active]
 
     def caster_roll(self) -> FabulaeDice:
-        roll, _ = action_roll(self.request.caster, CASTER_ROLL, self.request.session, self.dice)
+        caster = self.request.caster
+        if self.version >= CORRECTED:
+            # FAB-100/FAB-15 (corrected): the activation roll counts the stress its PP add.
+            caster = caster.model_copy(update={"sheet": self.caster.sheet})
+        roll, _ = action_roll(caster, CASTER_ROLL, self.request.session, self.dice)
         self.result.roll = roll
         return roll
 
@@ -175,7 +188,9 @@ class Casting:
     def hurt(self, body: Body, damage: int, armor: bool = True) -> FabulaePowerHit:
         through, protection = protect(body, damage, 0, self.dice) if armor else (damage, None)
         now = settle_now(self.request.states, body.character)
-        threatened = threats(body, through, "physical", "FAB-102", self.dice, no_context(), now)
+        threatened = threats(
+            body, through, "physical", "FAB-102", self.dice, no_context(), now, version=self.version
+        )
         return FabulaePowerHit(
             damage=damage,
             protection=protection,
@@ -232,16 +247,20 @@ def apply(casting: Casting) -> bool:
     elif power == "wall":
         result.wall = FabulaeWall(metres=casting.request.pp, armor=4, breaks_at_net_damage=3)
     elif power == "deflection":
+        # FAB-102 (corrected): -3 to every physical attack on the bearer, as invisibility.
+        against = -3 if casting.version >= CORRECTED else -2
         for body in bodies.values():
-            casting.add_effect(body, attacks_against=-2)
+            casting.add_effect(body, attacks_against=against)
     elif power == "invisibility":
         for body in bodies.values():
             casting.add_effect(body, attacks_against=-3, skills={"furtivite": 3})
     elif power in ("light_dark", "silence_noise"):
         roll = casting.caster_roll()
         malus = -4 if roll.outcome == "success" and roll.feats else -2
+        sight = SIGHT_SKILLS if power == "light_dark" and casting.version >= CORRECTED else ()
+        skills = dict.fromkeys(sight or ("observation",), malus)
         for body in bodies.values():
-            casting.add_effect(body, skills={"observation": malus})
+            casting.add_effect(body, skills=skills)
         result.malus = malus
     elif power in SKILL_POWERS:
         skill, bonus = SKILL_POWERS[power]
@@ -259,15 +278,29 @@ def apply(casting: Casting) -> bool:
         drain(casting)
     elif power == "calm":
         for body in bodies.values():
-            body.sheet.states = [
-                s for s in body.sheet.states if s not in ("apeure", "demoralise", "epuise")
-            ]
-            body.sheet.stress = 0
+            calm(casting, body)
     elif power == "horror":
-        result.must_roll_panic = FabulaeHorror(characters=list(bodies), modifier=-1)
+        # FAB-102 (corrected): « un malus de -1 dé » on the panic table makes it worse: +1.
+        modifier = 1 if casting.version >= CORRECTED else -1
+        result.must_roll_panic = FabulaeHorror(characters=list(bodies), modifier=modifier)
+    elif power == "enchant_weapon" and casting.version >= CORRECTED:
+        # FAB-102 (corrected): +1 net damage on every successful Combat or Tir attack.
+        for body in list(bodies.values()) or [casting.caster]:
+            casting.add_effect(body, net_damage=1)
     else:
         return False
     return True
+
+
+def calm(casting: Casting, body: Body) -> None:
+    """FAB-102 calm: all stress and Épuisé go, and Apeuré or Démoralisé (corrected: one, the
+    caster's `option`, by default the worse one checked)."""
+    removed = {"apeure", "demoralise", "epuise"}
+    if casting.version >= CORRECTED:
+        checked = [state for state in CALMED if state in body.sheet.states]
+        removed = {"epuise", casting.request.option or (checked[0] if checked else "apeure")}
+    body.sheet.states = [s for s in body.sheet.states if s not in removed]
+    body.sheet.stress = 0
 
 
 def drain(casting: Casting) -> None:
@@ -276,7 +309,7 @@ def drain(casting: Casting) -> None:
     roll = casting.caster_roll()
     resist_roll = FabulaeRollInputs(attribute="intellect", skill=None)
     resist, _ = action_roll(body.character, resist_roll, casting.request.session, casting.dice)
-    opposed = opposition(roll, resist)
+    opposed = opposition(roll, resist, casting.version)
     casting.result.roll = opposed
     if opposed.outcome == "success":
         stolen = min(casting.dice.roll(3), body.sheet.pp)
@@ -310,6 +343,7 @@ def resolve_power(
     request: FabulaePowerRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaePowerResult]:
     """FAB-100..102: spend PP (+1 stress each), then apply what the engine can."""
+    check_may_act(request.caster, "fabulae.power", version)
     if not request.powers_allowed:
         raise refusal(
             "FAB-100", "this campaign does not allow powers (campaign option powers_allowed)"
@@ -331,7 +365,9 @@ def resolve_power(
         raise refusal("FAB-100", f"{power} needs {pp} PP; {caster.name} has {sheet.pp}")
     if power in ONE_TARGET and len(request.targets) != 1:
         raise InvalidInput(f"{power} takes exactly one target")
-    casting = Casting(request, dice)
+    if power == "calm" and version >= CORRECTED and option not in (None, *CALMED):
+        raise InvalidInput("calm takes an option: apeure or demoralise (the worse by default)")
+    casting = Casting(request, dice, version)
     casting.caster.sheet.pp = sheet.pp - pp
     casting.caster.sheet.stress = sheet.stress + pp  # FAB-100: +1 stress per PP
     casting.result.applied = apply(casting)
@@ -345,7 +381,7 @@ def resolve_power(
 def after_power(
     prepared: Prepared[FabulaePowerRequest], resolution: Resolution[FabulaePowerResult], seq: int
 ) -> Aftermath:
-    """FAB-102 horror: each target rolls on the panic table (-1), each its own entry; then
+    """FAB-102 horror: each target rolls on the panic table (+1), each its own entry; then
     FAB-42's panic rolls of whoever rolled a stress 1."""
     request, result = prepared.request, resolution.result
     horror = []

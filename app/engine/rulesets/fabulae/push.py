@@ -22,13 +22,19 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, refusal
+from app.engine.rulesets.fabulae.acting import check_may_act
 from app.engine.rulesets.fabulae.bodies import (
     FabulaeDestinyAwardCreate,
     FabulaePushCreate,
     FabulaeStreetRatCreate,
 )
+from app.engine.rulesets.fabulae.damage import FabulaeAttackResult
+from app.engine.rulesets.fabulae.dangers import FabulaeDangerResult
+from app.engine.rulesets.fabulae.defense import FabulaeDefendResult
+from app.engine.rulesets.fabulae.grappling import FabulaeBreakFreeResult, FabulaeGrappleResult
 from app.engine.rulesets.fabulae.labels import text
 from app.engine.rulesets.fabulae.pools import (
+    CORRECTED,
     SYSTEM,
     FabulaeClock,
     FabulaeDice,
@@ -41,8 +47,24 @@ from app.engine.rulesets.fabulae.pools import (
     opposition,
     read_dice,
 )
+from app.engine.rulesets.fabulae.powers import FabulaePowerResult
+from app.engine.rulesets.fabulae.pushed import (
+    NPC_VALUES,
+    PUSHABLE,
+    push_again,
+    replay,
+    roller_id,
+    touched,
+)
+from app.engine.rulesets.fabulae.recovery import FabulaeRecoverResult
+from app.engine.rulesets.fabulae.sequelae import FabulaeDeathTestResult
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
-from app.engine.rulesets.fabulae.states import FabulaeFollowUp, FabulaePending, check_chosen_state
+from app.engine.rulesets.fabulae.states import (
+    SETTLING_KINDS,
+    FabulaeFollowUp,
+    FabulaePending,
+    check_chosen_state,
+)
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC, aftermath, stress_change
 
 # An opposed roll answered by its passive side (fabulae.oppose) is the active side's roll.
@@ -58,12 +80,17 @@ DOUBLE_PUSH: Final[dict[str, str]] = {
 
 
 class FabulaeFollowed(Model):
-    """The entry a follow-up acts on, as its request records it."""
+    """The entry a follow-up acts on, as its request records it. A roll with consequences
+    is replayed from its request and dice, so its result is not copied (an NPC's numbers
+    in it are the GM's, FAIR-18)."""
 
     seq: int
     kind: str
     request: dict[str, JsonValue]
     result: dict[str, JsonValue]
+    draws: list[dict[str, int]] | None = Field(
+        default=None, description="a roll with consequences: its dice, {sides, face}, in order"
+    )
 
 
 class _RollOf(Model):
@@ -100,16 +127,25 @@ def followed_entry(table: Table, follows: int) -> tuple[FabulaeFollowed, Fabulae
             f"follows: entry {follows} ({entry.kind}) drew no die: it waited for the other "
             "side, whose answer, once given, is the roll to follow up"
         )
-    character = table.acting(entry.character_id, FabulaeCharacter)
-    followed = FabulaeFollowed(
-        seq=entry.seq, kind=entry.kind, request=entry.request, result=entry.result
-    )
+    roller = roller_id(entry.kind, entry.request) or entry.character_id
+    character = table.acting(roller, FabulaeCharacter)
+    if entry.kind in PUSHABLE:
+        followed = FabulaeFollowed(
+            seq=entry.seq, kind=entry.kind, request=entry.request, result={}, draws=entry.draws
+        )
+    else:
+        followed = FabulaeFollowed(
+            seq=entry.seq, kind=entry.kind, request=entry.request, result=entry.result
+        )
     return followed, character, entry.visibility
 
 
-def follow_ups(table: Table, follows: int) -> list[FabulaeFollowUp]:
+def follow_ups(table: Table, follows: int, *, results: bool = True) -> list[FabulaeFollowUp]:
+    """What followed the entry; without `results`, only which kinds did (FAIR-18)."""
     return [
-        FabulaeFollowUp(seq=f.seq, kind=f.kind, character_id=f.character_id, result=f.result)
+        FabulaeFollowUp(
+            seq=f.seq, kind=f.kind, character_id=f.character_id, result=f.result if results else {}
+        )
         for f in table.follow_ups(follows)
     ]
 
@@ -130,6 +166,9 @@ class FabulaePushRequest(FabulaeClock):
     follow_ups: list[FabulaeFollowUp] = Field(default_factory=list)
     state: str | None = None
     absorb: bool = False
+    now: list[FabulaeCharacter] | None = Field(
+        default=None, description="a roll with consequences: the sheets it changes, as they are"
+    )
 
 
 class FabulaeStatePrice(Model):
@@ -161,6 +200,15 @@ class FabulaePushResult(Model):
     state_price: FabulaeStatePrice | None = None
     pending_states: list[FabulaePending] | None = None
     stress_lowered: int | None = None
+    # A roll with consequences, replayed with the pushed dice (FAB-31 corrected).
+    attack: FabulaeAttackResult | None = None
+    defend: FabulaeDefendResult | None = None
+    grapple: FabulaeGrappleResult | None = None
+    break_free: FabulaeBreakFreeResult | None = None
+    death_test: FabulaeDeathTestResult | None = None
+    recover: FabulaeRecoverResult | None = None
+    power: FabulaePowerResult | None = None
+    danger: FabulaeDangerResult | None = None
 
 
 def current_roll(request: FabulaePushRequest) -> tuple[_RollView, int]:
@@ -176,16 +224,21 @@ def current_roll(request: FabulaePushRequest) -> tuple[_RollView, int]:
 
 def prepare_push(body: FabulaePushCreate, table: Table) -> Prepared[FabulaePushRequest]:
     action, character, visibility = followed_entry(table, body.follows)
+    replayed = action.kind in PUSHABLE
     request = FabulaePushRequest(
         system=SYSTEM,
         session=table.session,
         scene=table.scene,
         character=character,
         action=action,
-        follow_ups=follow_ups(table, body.follows),
+        follow_ups=follow_ups(table, body.follows, results=not replayed),
         state=body.state,
         absorb=body.absorb,
     )
+    if replayed:
+        request.now = [
+            table.character(who, FabulaeCharacter) for who in touched(action.kind, action.request)
+        ]
     return Prepared(
         request,
         character_id=character.id,
@@ -199,7 +252,17 @@ def resolve_push(
 ) -> Resolution[FabulaePushResult]:
     """FAB-31..35: 1 Destiny rerolls every 2..5 (stress dice too); 1s and 6s stay."""
     action = request.action
+    if version >= CORRECTED and action.kind in PUSHABLE:
+        # Its roller was free to act when it rolled; the replay checks that, and a push
+        # can undo what the roll did (a death test that killed).
+        return push_replayed(request, dice, version)
+    check_may_act(request.character, action.kind, version)
     if action.kind not in PUSHABLE_KINDS:
+        if version >= CORRECTED:
+            raise InvalidInput(
+                f"a {action.kind} is not a roll its roller may push: passive rolls and table "
+                "rolls (panic, sequela, protection) are not pushed (FAB-31)"
+            )
         raise InvalidInput(f"follows must name an action roll, not {action.kind}")
     character = request.character
     sheet = character.sheet
@@ -222,29 +285,20 @@ def resolve_push(
         raise refusal("FAB-14", "an impossible action rolled no dice; there is nothing to push")
     if side.outcome == "panic":
         raise refusal("FAB-42", "a panicked action is interrupted and cannot be pushed")
+    if pushes >= 2:
+        raise refusal(
+            "FAB-33",
+            "this roll was pushed twice already; a talent allows a second push, none a third",
+        )
     if pushes >= 1:
         talent = DOUBLE_PUSH[roll.attribute]
-        if pushes >= 2 or not has_talent(sheet, talent):
+        if not has_talent(sheet, talent):
             raise refusal(
                 "FAB-33",
                 f"one push per action; a second needs the talent {talent} on a "
                 f"{roll.attribute} roll",
             )
-    absorb, state = request.absorb, request.state
-    if absorb and state is not None:
-        raise InvalidInput(
-            "FAB-32/FAB-34: name a state to check or absorb it, not both", rule="FAB-32"
-        )
-    # Every refusal comes before the dice: a request refused after drawing would let the
-    # caller see what the next entry's dice hold without paying for them.
-    if state is not None:
-        check_chosen_state(character, state, "FAB-32")
-    if sheet.destiny < (2 if absorb else 1):
-        raise refusal(
-            "FAB-34" if absorb else "FAB-31",
-            f"pushing costs 1 Destiny point{' and absorbing one more' if absorb else ''}; "
-            f"{character.name} has {sheet.destiny}",
-        )
+    check_price(request)
     faces = [face if face in (1, 6) else dice.roll(6) for face in side.dice]
     stress = [face if face in (1, 6) else dice.roll(6) for face in side.stress_dice]
     rolled = read_dice(faces, stress)
@@ -255,27 +309,91 @@ def resolve_push(
     )
     if opposed:
         assert isinstance(current.passive, FabulaeDice)
-        fields = opposition(pushed, current.passive).model_dump(exclude_unset=True)
+        fields = opposition(pushed, current.passive, version).model_dump(exclude_unset=True)
     else:
         fields = {**pushed.model_dump(exclude_unset=True), "passive": False}
     result = FabulaePushResult(**fields, push=pushes + 1)
+    effects = paid(request, result)
+    if action.kind == "fabulae.stress_resist":
+        effects += stress_resisted(character, current.stress_lowered, result)
+    return Resolution(result, effects)
+
+
+def check_price(request: FabulaePushRequest) -> None:
+    """FAB-31/32/34: what the push will cost, checked before any die: a request refused
+    after drawing would let the caller see what the next entry's dice hold for free."""
+    character, absorb, state = request.character, request.absorb, request.state
+    if absorb and state is not None:
+        raise InvalidInput(
+            "FAB-32/FAB-34: name a state to check or absorb it, not both", rule="FAB-32"
+        )
+    if state is not None:
+        check_chosen_state(character, state, "FAB-32")
+    destiny = character.sheet.destiny
+    if destiny < (2 if absorb else 1):
+        raise refusal(
+            "FAB-34" if absorb else "FAB-31",
+            f"pushing costs 1 Destiny point{' and absorbing one more' if absorb else ''}; "
+            f"{character.name} has {destiny}",
+        )
+
+
+def paid(request: FabulaePushRequest, result: FabulaePushResult) -> list[Effect]:
+    """FAB-31: 1 Destiny; FAB-32: a 1 anywhere in the final set costs a state of the
+    player's choice, or one more Destiny that absorbs it (FAB-34)."""
+    character, absorb, state = request.character, request.absorb, request.state
     cost = 1
     effects: list[Effect] = []
-    if any(face == 1 for face in [*faces, *stress]):
-        # FAB-32: a 1 anywhere in the final set costs one state of the player's choice.
+    if any(face == 1 for face in [*(result.dice or []), *(result.stress_dice or [])]) or (
+        result.active is not None
+        and any(face == 1 for face in [*result.active.dice, *result.active.stress_dice])
+    ):
         if absorb:
-            cost = 2  # FAB-34: one more Destiny cancels it
+            cost = 2
             result.state_price = FabulaeStatePrice(rule="FAB-32", absorbed=True)
         elif state is not None:
             effects += check_chosen_state(character, state, "FAB-32")
             result.state_price = FabulaeStatePrice(rule="FAB-32", state=state)
         else:
             result.pending_states = [FabulaePending(rule="FAB-32", choice="any")]
-    destiny = sheet.destiny
+    destiny = character.sheet.destiny
     effects.insert(0, effect(character.id, "destiny", destiny, destiny - cost, "FAB-31"))
-    if action.kind == "fabulae.stress_resist":
-        effects += stress_resisted(character, current.stress_lowered, result)
-    return Resolution(result, effects)
+    return effects
+
+
+def push_replayed(
+    request: FabulaePushRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaePushResult]:
+    """FAB-31/33/37 (corrected): a roll with consequences, pushed once by its roller; the
+    roll is replayed with the new dice and what it decided follows them."""
+    action, now = request.action, request.now or []
+    if any(f.kind == "fabulae.push" for f in request.follow_ups):
+        raise refusal(
+            "FAB-33",
+            f"this {action.kind} was pushed already; a second push (FAB-90's talents) applies "
+            "to action and opposed rolls only so far",
+        )
+    if any(f.kind in SETTLING_KINDS for f in request.follow_ups):
+        raise refusal("FAB-31", "its states were settled already: a roll is pushed before they are")
+    first = replay(action.kind, action.request, action.draws or [], now, version)
+    check_price(request)
+    pushed = push_again(first, now, dice, version)
+    side = pushed.side
+    result = FabulaePushResult(
+        pool=side.pool,
+        dice=side.dice,
+        stress_dice=side.stress_dice,
+        sixes=side.sixes,
+        feats=side.feats,
+        panic=side.panic,
+        outcome=side.outcome,
+        label=side.label,
+        rerolled_from=FabulaeRerolledFrom(dice=first.side.dice, stress_dice=first.side.stress_dice),
+        passive=False,
+        push=1,
+    )
+    setattr(result, pushed.field, pushed.result)
+    return Resolution(result, [*paid(request, result), *pushed.changes])
 
 
 def stress_resisted(
@@ -319,6 +437,7 @@ PUSH: RollKind[FabulaePushCreate, FabulaePushRequest, FabulaePushResult] = RollK
         ("/pool", "/character"),
         ("/active/pool", "/action/request/active/character"),
         ("/passive/pool", "/action/request/passive/character"),
+        *NPC_VALUES,
     ),
     title="Push",
     body=FabulaePushCreate,
@@ -374,6 +493,7 @@ def resolve_street_rat(
     request: FabulaeStreetRatRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaeStreetRatResult]:
     """FAB-90 street_rat: in a city, reroll one failed die of a Furtivité or flight roll, free."""
+    check_may_act(request.character, request.action.kind, version)
     if not has_talent(request.character.sheet, "street_rat"):
         raise InvalidInput("street_rat is a talent this character does not have")
     action = request.action

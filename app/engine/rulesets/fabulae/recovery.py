@@ -1,5 +1,6 @@
 """Recovery (FAB-80..82): rest, care by Soin, the Broken character's own Résistance roll,
-and the second wind of FAB-90."""
+and the second wind of FAB-90. From the corrections on, hunger and sleep (FAB-73 corrected,
+the sheet's `deprived`) block the healing of their track, and a rest never ends Broken."""
 
 from __future__ import annotations
 
@@ -23,11 +24,13 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, refusal
+from app.engine.rulesets.fabulae.acting import check_may_act
 from app.engine.rulesets.fabulae.bodies import FabulaeRecoverCreate, FabulaeSecondWindCreate
 from app.engine.rulesets.fabulae.body import Body
 from app.engine.rulesets.fabulae.combat import slow_action
 from app.engine.rulesets.fabulae.labels import text
 from app.engine.rulesets.fabulae.pools import (
+    CORRECTED,
     SYSTEM,
     FabulaeClock,
     FabulaeDice,
@@ -48,7 +51,13 @@ from app.engine.rulesets.fabulae.stress import (
     roll_summary,
     rolled_outcome,
 )
-from app.engine.rulesets.fabulae.tables import RecoverMode, RestDuration, Track
+from app.engine.rulesets.fabulae.tables import (
+    DEPRIVATION_BLOCKS,
+    PHYSICAL_TRACK,
+    RecoverMode,
+    RestDuration,
+    Track,
+)
 
 SOIN_ATTRIBUTE: Final = {"physical": "intellect", "mental": "empathie"}
 SELF_CARE_MALUS: Final = 2
@@ -63,6 +72,32 @@ REST_WORDS: Final = {
     "tour": Label("a watch", "un tour"),
     "night": Label("a night", "une nuit"),
 }
+
+
+# FAB-73 (corrected) « Faim & Sommeil »: why a track does not heal, and how that ends.
+DEPRIVED_WHY: Final[dict[str, str]] = {
+    "hunger": "without food for 24 h, physical healing is blocked (FAB-73); it ends when the "
+    "GM removes 'hunger' from the sheet's deprived once the character has eaten",
+    "sleep": "without sleep for 24 h, mental healing and stress recovery are blocked "
+    "(FAB-73); it ends when the GM removes 'sleep' from the sheet's deprived once the "
+    "character has slept",
+}
+BROKEN_WHY: Final = (
+    "a rest does not clear a box of the track that broke the character: Broken ends only by "
+    "an ally's Soin or the character's own Résistance roll once per quart (FAB-81)"
+)
+
+
+def deprivation_of(sheet: FabulaeSheet, track: str) -> str | None:
+    """FAB-73 (corrected): the deprivation on the sheet that blocks this track's healing."""
+    return next((d for d in sheet.deprived if DEPRIVATION_BLOCKS[d] == track), None)
+
+
+def refuse_deprived(character: FabulaeCharacter, track: str) -> None:
+    """FAB-73 (corrected): no Soin nor Résistance heals a track its deprivation blocks."""
+    deprivation = deprivation_of(character.sheet, track)
+    if deprivation is not None:
+        raise refusal("FAB-73", f"{character.name}: {DEPRIVED_WHY[deprivation]}")
 
 
 def clearable(sheet: FabulaeSheet, track: str) -> list[str]:
@@ -117,6 +152,14 @@ class FabulaeRecoverRequest(FabulaeClock):
     patient: FabulaeCharacter
 
 
+class FabulaeNotCleared(Model):
+    """A state a rest would clear that it could not: the rule that holds it, and why."""
+
+    state: str
+    rule: str
+    reason: str
+
+
 class FabulaeRecoverResult(Model):
     """A rest (what it cleared, the PP it gave back) or a roll and what it cleared."""
 
@@ -135,6 +178,10 @@ class FabulaeRecoverResult(Model):
     track: str | None = None
     self_care: bool | None = None
     passive: bool | None = None
+    not_cleared: list[FabulaeNotCleared] | None = Field(
+        default=None,
+        description="rest (from the corrections on): the states it could not clear, and why",
+    )
 
 
 def prepare_recover(body: FabulaeRecoverCreate, table: Table) -> Prepared[FabulaeRecoverRequest]:
@@ -175,9 +222,14 @@ def resolve_recover(
     mode = request.mode
     patient = request.patient
     sheet = patient.sheet
+    # The one who acts: the healer for care (its patient may be down), else the patient.
+    actor = request.healer if mode == "care" and request.healer is not None else patient
+    check_may_act(actor, f"fabulae.recover:{mode}", version)
     if mode == "rest":
         if request.duration is None:
             raise InvalidInput("duration must be quart, tour or night")
+        if version >= CORRECTED:
+            return corrected_rest(patient, request.duration)
         return rest(patient, request.duration)
     if mode == "care":
         healer, track = request.healer, request.track
@@ -190,6 +242,8 @@ def resolve_recover(
                 "a Broken character is helpless: alone, only a Résistance roll once per quart "
                 "(mode broken_resistance)",
             )
+        if version >= CORRECTED:
+            refuse_deprived(patient, track)
         own = [FabulaeDiceModifier(source="self-treatment", dice=-SELF_CARE_MALUS)]
         roll = FabulaeRollInputs(
             attribute="intellect" if track == "physical" else "empathie",  # FAB-4, FAB-80
@@ -206,13 +260,17 @@ def resolve_recover(
             count = cleared_by_care(medic, broken, result.feats or 0)
             cleared, state_effects = clear_states(patient, clearable(sheet, track)[:count], rule)
             effects += state_effects
-            effects += unbroken(patient, [s for s in sheet.states if s not in cleared])
+            # FAB-81 (corrected): only a care of the track that broke the character ends Broken.
+            if broken or version < CORRECTED:
+                effects += unbroken(patient, [s for s in sheet.states if s not in cleared])
             result.cleared = cleared
         result.track, result.self_care, result.passive = track, self_care, False
         return Resolution(result, effects)
     if not sheet.broken:  # broken_resistance
         raise refusal("FAB-81", f"{patient.name} is not Broken")
     broken_track: Track = sheet.broken_track or "physical"
+    if version >= CORRECTED:
+        refuse_deprived(patient, broken_track)
     # FAB-4/FAB-43: Résistance with Physique for the body, Empathie for the mind.
     roll = FabulaeRollInputs(
         attribute="physique" if broken_track == "physical" else "empathie", skill="resistance"
@@ -231,14 +289,45 @@ def resolve_recover(
     return Resolution(result, effects)
 
 
-def rest(patient: FabulaeCharacter, duration: RestDuration) -> Resolution[FabulaeRecoverResult]:
-    cleared, effects = clear_states(patient, list(REST_CLEARS[duration]), "FAB-80")
+def rest(
+    patient: FabulaeCharacter, duration: RestDuration, clears: list[str] | None = None
+) -> Resolution[FabulaeRecoverResult]:
+    """FAB-80/82: the states a rest clears (all it may, or `clears`) and the PP it gives."""
+    which = list(REST_CLEARS[duration]) if clears is None else clears
+    cleared, effects = clear_states(patient, which, "FAB-80")
     pp, pp_max = patient.sheet.pp, patient.sheet.pp_max
     pp_after = min(pp_max, pp + REST_PP[duration])  # FAB-82: never above pp_max
     if pp_after != pp:
         effects.append(effect(patient.id, "pp", pp, pp_after, "FAB-82"))
     result = FabulaeRecoverResult(duration=duration, cleared=cleared, pp_gained=pp_after - pp)
     return Resolution(result, effects)
+
+
+def corrected_rest(
+    patient: FabulaeCharacter, duration: RestDuration
+) -> Resolution[FabulaeRecoverResult]:
+    """FAB-80/82 with the corrections: a rest clears Épuisé and Énervé except on the track
+    that broke the character (FAB-81: Broken ends only by care or the Résistance roll) or a
+    track hunger or sleep blocks (FAB-73); the result names each state it left, and why."""
+    sheet = patient.sheet
+    clears: list[str] = []
+    held: list[FabulaeNotCleared] = []
+    for state in REST_CLEARS[duration]:
+        if state not in sheet.states:
+            continue
+        track = "physical" if state in PHYSICAL_TRACK else "mental"
+        deprivation = deprivation_of(sheet, track)
+        if sheet.broken and sheet.broken_track == track:
+            held.append(FabulaeNotCleared(state=state, rule="FAB-81", reason=BROKEN_WHY))
+        elif deprivation is not None:
+            why = DEPRIVED_WHY[deprivation]
+            held.append(FabulaeNotCleared(state=state, rule="FAB-73", reason=why))
+        else:
+            clears.append(state)
+    resolution = rest(patient, duration, clears)
+    if held:
+        resolution.result.not_cleared = held
+    return resolution
 
 
 def after_recover(
@@ -268,7 +357,11 @@ def recover_summary(
         label = REST_WORDS.get(str(result.duration))
         duration = label.text(language) if label else str(result.duration)
         nothing = "rien à guérir" if language == "fr" else "nothing to clear"
-        return f"{request.patient.name} — {word} ({duration}){colon} {cleared or nothing}"
+        parts = [cleared] if cleared else []
+        if result.not_cleared:
+            held = ", ".join(text("state", h.state, language) for h in result.not_cleared)
+            parts.append(f"ne guérit pas {held}" if language == "fr" else f"cannot clear {held}")
+        return f"{request.patient.name} — {word} ({duration}){colon} {', '.join(parts) or nothing}"
     name = request.healer.name if request.healer else request.patient.name
     skill = "soin" if request.mode == "care" else "resistance"
     word = text("skill", skill, language)
@@ -334,6 +427,7 @@ def resolve_second_wind(
 ) -> Resolution[FabulaeSecondWindResult]:
     """FAB-90 second_wind: once per session when Broken, clear 1 physical state per six."""
     character = request.character
+    check_may_act(character, "fabulae.second_wind", version)
     body = Body(character)
     if not has_talent(body.sheet, "second_wind"):
         raise InvalidInput("second_wind is a talent this character does not have")
@@ -341,6 +435,8 @@ def resolve_second_wind(
         raise refusal("FAB-90", f"{character.name} is not Broken")
     if body.sheet.second_wind_session == request.session:
         raise refusal("FAB-90", "second_wind was already used this session")
+    if version >= CORRECTED:
+        refuse_deprived(character, "physical")  # it clears physical states: healing
     rolled, _ = action_roll(character, SAVE, request.session, dice)
     result = FabulaeSecondWindResult(**rolled.model_dump(exclude_unset=True))
     if result.outcome == "impossible":

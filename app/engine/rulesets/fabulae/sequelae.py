@@ -20,6 +20,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, refusal
+from app.engine.rulesets.fabulae.acting import check_may_act
 from app.engine.rulesets.fabulae.bodies import (
     FabulaeDeathTestCreate,
     FabulaeSequelaCreate,
@@ -29,6 +30,7 @@ from app.engine.rulesets.fabulae.body import Body
 from app.engine.rulesets.fabulae.combat import slow_action
 from app.engine.rulesets.fabulae.labels import MENTAL_SEQUELAE, PHYSICAL_SEQUELAE, text
 from app.engine.rulesets.fabulae.pools import (
+    CORRECTED,
     SYSTEM,
     FabulaeClock,
     FabulaeDice,
@@ -322,6 +324,7 @@ def resolve_death_test(
     request: FabulaeDeathTestRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaeDeathTestResult]:
     """FAB-51: Physique + Résistance each time a lethal sequela's delay runs out."""
+    check_may_act(request.character, "fabulae.death_test", version)
     character = request.character
     body = Body(character)
     if body.sheet.dead:
@@ -335,7 +338,9 @@ def resolve_death_test(
         else []
     )
     roll = FabulaeRollInputs(attribute="physique", skill="resistance", modifiers=modifiers)
-    rolled, _ = action_roll(character, roll, request.session, dice)
+    # FAB-42 (corrected): stress dice join action rolls only, not a Test de Trépas.
+    stress = version < CORRECTED
+    rolled, _ = action_roll(character, roll, request.session, dice, stress=stress)
     result = FabulaeDeathTestResult(**rolled.model_dump(exclude_unset=True), sequela=sequela.code)
     if result.outcome == "impossible":
         return Resolution(result)  # FAB-14: recorded, refused
@@ -426,6 +431,7 @@ def resolve_stabilize(
     request: FabulaeStabilizeRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaeStabilizeResult]:
     """FAB-52: an ally's successful Soin lengthens the delay one step (round, tour, quart)."""
+    check_may_act(request.healer, "fabulae.stabilize", version)
     healer, patient = request.healer, request.patient
     if healer.id == patient.id:
         raise refusal("FAB-52", "stabilising is an ally's Soin roll, not one's own")

@@ -4,14 +4,15 @@ follow-ups that settle them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, JsonValue
 
 from app.engine.contract import (
     Effect,
     Language,
+    LoggedEntry,
     Model,
     Outcome,
     Prepared,
@@ -26,7 +27,7 @@ from app.engine.errors import InvalidInput, invalid, refusal
 from app.engine.rulesets.fabulae.bodies import FabulaeAbsorbCreate, FabulaeStateChoiceCreate
 from app.engine.rulesets.fabulae.body import Body
 from app.engine.rulesets.fabulae.labels import text
-from app.engine.rulesets.fabulae.pools import SYSTEM, FabulaeClock
+from app.engine.rulesets.fabulae.pools import CORRECTED, SYSTEM, FabulaeClock
 from app.engine.rulesets.fabulae.sequelae import (
     FabulaeSequelaContext,
     FabulaeSequelaRoll,
@@ -101,9 +102,10 @@ def check_chosen_state(character: FabulaeCharacter, state: str, rule: str) -> li
 
 
 def land_state(
-    body: Body, track: Track, dice: DiceSource, sequela: FabulaeSequelaContext
+    body: Body, track: Track, dice: DiceSource, sequela: FabulaeSequelaContext | None
 ) -> FabulaeLanded:
-    """FAB-22/FAB-23: check the next box of the track; on a full track, Broken and a sequela."""
+    """FAB-22/FAB-23: check the next box of the track; on a full track, Broken and a sequela
+    (none when `sequela` is None: the attack rolled its one already, FAB-23 corrected)."""
     states = list(body.sheet.states)
     free = [box for box in track_of(body.sheet, track) if box not in states]
     if free:
@@ -111,6 +113,8 @@ def land_state(
         return FabulaeLanded(track=track, state=free[0], label=STATE_LABELS[free[0]])
     body.sheet.broken = True
     body.sheet.broken_track = body.sheet.broken_track or track
+    if sequela is None:
+        return FabulaeLanded(track=track, broken=True)
     rolled = roll_sequela(body, track, dice, sequela)
     return FabulaeLanded(track=track, broken=True, sequela=rolled)
 
@@ -130,16 +134,22 @@ def threats(
     dice: DiceSource,
     sequela: FabulaeSequelaContext,
     now: bool,
+    *,
+    version: RulesVersion,
 ) -> FabulaeThreatened:
-    """Each damage checks a state: pending for the player to absorb or accept, or landed now."""
+    """Each damage checks a state: pending for the player to absorb or accept, or landed now.
+    From the corrections on, the damage of one attack rolls one sequela at most (FAB-23)."""
     if count <= 0:
         return FabulaeThreatened()
     if not now:
         threat = FabulaePending(rule=rule, track=track, sequela=sequela)
         return FabulaeThreatened(pending_states=[threat] * count)
-    return FabulaeThreatened(
-        states_checked=[land_state(body, track, dice, sequela) for _ in range(count)]
-    )
+    landed: list[FabulaeLanded] = []
+    for _ in range(count):
+        rolled = any(state.sequela is not None for state in landed)
+        context = None if rolled and version >= CORRECTED else sequela
+        landed.append(land_state(body, track, dice, context))
+    return FabulaeThreatened(states_checked=landed)
 
 
 # --- settling a pending state (FAB-22/23/32/34) ----------------------------------------
@@ -223,37 +233,94 @@ class _Defended(Model):
     attack: _Threats | None = None
 
 
+class _Pushed(Model):
+    """A push of a roll with consequences (FAB-31 corrected): its price's states are the
+    pusher's, the replayed roll's are its target's."""
+
+    model_config = ConfigDict(extra="ignore")
+    pending_states: list[FabulaePending] = Field(default_factory=list)
+    attack: _Threats | None = None
+    defend: _Defended | None = None
+    danger: _Threats | None = None
+    power: _PowerThreats | None = None
+
+
+def _struck(kind: str, request: Mapping[str, Any]) -> str | None:
+    """Whom a roll's damage lands on, from its recorded request."""
+    if kind in ("fabulae.attack", "fabulae.strangle"):
+        return _Target.model_validate(request).target.id
+    if kind == "fabulae.defend":
+        waited = request.get("attack")
+        return _Target.model_validate(waited).target.id if isinstance(waited, Mapping) else None
+    character = request.get("character")
+    return str(character.get("id")) if isinstance(character, Mapping) else None
+
+
+def threats_by_owner(entry: LoggedEntry) -> dict[str, list[FabulaePending]]:
+    """The states an entry threatens, per character whose player settles them."""
+    if entry.kind == "fabulae.power":
+        targets = _PowerThreats.model_validate(entry.result).targets
+        return {target: hit.pending_states for target, hit in targets.items() if hit.pending_states}
+    if entry.kind == "fabulae.push":
+        pushed = _Pushed.model_validate(entry.result)
+        owners: dict[str, list[FabulaePending]] = {}
+        if pushed.pending_states:
+            owners[str(entry.character_id)] = list(pushed.pending_states)
+        action = entry.request.get("action")
+        followed = action if isinstance(action, Mapping) else {}
+        request = followed.get("request")
+        struck = _struck(str(followed.get("kind")), request if isinstance(request, Mapping) else {})
+        nested = pushed.attack or pushed.danger
+        if pushed.defend is not None and pushed.defend.attack is not None:
+            nested = pushed.defend.attack
+        if nested is not None and nested.pending_states and struck is not None:
+            owners[struck] = [*owners.get(struck, []), *nested.pending_states]
+        for target, hit in (pushed.power.targets if pushed.power else {}).items():
+            if hit.pending_states:
+                owners[target] = [*owners.get(target, []), *hit.pending_states]
+        return owners
+    if entry.kind == "fabulae.defend":
+        attack = _Defended.model_validate(entry.result).attack
+        states = attack.pending_states if attack is not None else []
+    else:
+        states = _Threats.model_validate(entry.result).pending_states
+    owner = _struck(entry.kind, entry.request) if entry.kind != "fabulae.danger" else None
+    return {owner or str(entry.character_id): states} if states else {}
+
+
+def pushed_by(table: Table, seq: int) -> int | None:
+    """The push that replaced a roll with consequences (FAB-31 corrected), if any."""
+    pushes = [f.seq for f in table.follow_ups(seq) if f.kind == "fabulae.push"]
+    return pushes[-1] if pushes else None
+
+
 def threatened(
     table: Table, follows: int, named: str | None
 ) -> tuple[FabulaeThreat, str, str, list[FabulaeFollowUp]]:
     """Whose states an entry threatens, those threats (FAB-32, FAB-68, FAB-102), the
     entry's visibility and what this character already settled."""
     entry = table.entry(follows)
-    states: list[FabulaePending]
-    if entry.kind == "fabulae.power":
-        hits = {
-            target: hit.pending_states
-            for target, hit in _PowerThreats.model_validate(entry.result).targets.items()
-            if hit.pending_states
-        }
-        if named is None and len(hits) != 1:
-            raise InvalidInput("this power threatens several targets: name character_id")
-        owner = named if named is not None else next(iter(hits))
-        states = hits.get(owner, [])
+    owners = threats_by_owner(entry)
+    if owners and entry.kind != "fabulae.push" and (push := pushed_by(table, follows)):
+        raise InvalidInput(
+            f"entry {follows} was pushed (seq {push}): the push's states are the ones to settle"
+        )
+    if named is not None:
+        owner = named
+    elif len(owners) == 1:
+        owner = next(iter(owners))
+    elif owners:
+        raise InvalidInput("this entry threatens several characters: name character_id")
     else:
-        if entry.kind in ("fabulae.attack", "fabulae.strangle"):
-            owner = _Target.model_validate(entry.request).target.id  # the damage lands there
-        else:
-            owner = str(entry.character_id)  # a defense's is the defender's, who was hit
-        if named is not None and named != owner:
-            raise InvalidInput(f"entry {entry.seq} threatens character {owner}, not {named}")
-        if entry.kind == "fabulae.defend":
-            attack = _Defended.model_validate(entry.result).attack
-            states = attack.pending_states if attack is not None else []
-        else:
-            states = _Threats.model_validate(entry.result).pending_states
+        owner = _struck(entry.kind, entry.request) or str(entry.character_id)
+    if named is not None and owners and named not in owners:
+        raise InvalidInput(
+            f"entry {entry.seq} threatens character {', '.join(owners)}, not {named}"
+        )
     threat = FabulaeThreat(
-        seq=entry.seq, kind=entry.kind, result=FabulaeThreatResult(pending_states=states)
+        seq=entry.seq,
+        kind=entry.kind,
+        result=FabulaeThreatResult(pending_states=owners.get(owner, [])),
     )
     settled = [
         FabulaeFollowUp(seq=f.seq, kind=f.kind, character_id=f.character_id, result=dict(f.result))
@@ -261,6 +328,22 @@ def threatened(
         if f.character_id == owner
     ]
     return threat, owner, entry.visibility, settled
+
+
+def unsettled(table: Table, seq: int) -> dict[str, int]:
+    """FAB-34: how many states an entry still holds pending, per character who must settle
+    them (its player accepts or absorbs each; the GM may accept for them); a roll replaced
+    by its push holds the push's."""
+    entry = table.entry(seq)
+    owners = threats_by_owner(entry)
+    if owners and (push := pushed_by(table, seq)) is not None:
+        return unsettled(table, push)
+    left = {}
+    for owner in owners:
+        threat, _, _, settled = threatened(table, seq, owner)
+        if count := len(pending(threat, settled)):
+            left[owner] = count
+    return left
 
 
 def prepare_absorb(body: FabulaeAbsorbCreate, table: Table) -> Prepared[FabulaeAbsorbRequest]:
@@ -331,7 +414,11 @@ def resolve_state_choice(
     threat = left[0]
     body = Body(request.character)
     state = request.state
-    context = threat.sequela or FabulaeSequelaContext()
+    context: FabulaeSequelaContext | None = threat.sequela or FabulaeSequelaContext()
+    if version >= CORRECTED and any(
+        f.kind == "fabulae.state_choice" and f.result.get("sequela") for f in request.settled
+    ):
+        context = None  # FAB-23 (corrected): one sequela per attack, rolled already
     landed: FabulaeLanded
     if threat.choice == "any" and state in ("physical", "mental"):
         # The player picks a track: its next box, or Broken when it is full (FAB-23).

@@ -26,6 +26,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, invalid, refusal
+from app.engine.rulesets.fabulae.acting import check_may_act
 from app.engine.rulesets.fabulae.bodies import (
     FabulaePanicCreate,
     FabulaeStressCreate,
@@ -34,6 +35,7 @@ from app.engine.rulesets.fabulae.bodies import (
 from app.engine.rulesets.fabulae.combat import slow_action
 from app.engine.rulesets.fabulae.labels import PANIC, text
 from app.engine.rulesets.fabulae.pools import (
+    CORRECTED,
     SYSTEM,
     FabulaeClock,
     FabulaeDice,
@@ -279,9 +281,16 @@ def resolve_stress_resist(
     request: FabulaeStressResistRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaeStressResistResult]:
     """FAB-43: a Résistance roll; each six lowers current stress by one."""
+    check_may_act(request.character, "fabulae.stress_resist", version)
     if request.roll.skill != "resistance":
         raise invalid("FAB-43", "stress is resisted with the Résistance skill")
     character = request.character
+    if version >= CORRECTED and "sleep" in character.sheet.deprived:
+        raise refusal(
+            "FAB-73",
+            f"{character.name} has not slept: stress heals only once the GM lifts the "
+            "deprivation (the sheet's `deprived`)",
+        )
     rolled, effects = action_roll(character, request.roll, request.session, dice)
     result = FabulaeStressResistResult(**rolled.model_dump(exclude_unset=True), passive=False)
     if result.outcome == "success":
@@ -406,6 +415,7 @@ def resolve_panic(
     request: FabulaePanicRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaePanicResult]:
     """FAB-44: 1D6 + current stress (cool_head −2); stress changes land on the sheets."""
+    check_may_act(request.character, "fabulae.panic", version)
     character = request.character
     sheet = character.sheet
     die = dice.roll(6)
@@ -425,8 +435,11 @@ def resolve_panic(
     effects: list[Effect] = []
     allies = request.allies
     if code == "jolt":
-        for who in [character, *allies]:
-            effects += stress_change(who, stress_gain(who.sheet, 1), "FAB-44")
+        # FAB-41 (corrected): cool_head softens stress from outside, not the panicker's own.
+        own = 1 if version >= CORRECTED else stress_gain(sheet, 1)
+        effects += stress_change(character, own, "FAB-44")
+        for ally in allies:
+            effects += stress_change(ally, stress_gain(ally.sheet, 1), "FAB-44")
     elif code == "take_cover":
         effects += stress_change(character, -1, "FAB-44")
         for ally in allies:

@@ -12,8 +12,26 @@ Defense = Literal["none", "parry", "dodge"]
 Cover = Literal[0, 3, 4, 5, 6, 8]
 # FAB-20: the two tracks of states (and of sequelae, FAB-50/FAB-55).
 Track = Literal["physical", "mental"]
-# FAB-73: the dangers.
-Danger = Literal["fire", "explosion", "drowning", "poison", "disease", "cold"]
+# FAB-73: the dangers; FAB-55/73 (corrected) adds phobia, horror, hunger and sleep.
+Danger = Literal[
+    "fire",
+    "explosion",
+    "drowning",
+    "poison",
+    "disease",
+    "cold",
+    "phobia",
+    "horror",
+    "hunger",
+    "sleep",
+]
+# FAB-55/73 (corrected): the dangers the corrections added, resolved from rules version 2 on.
+CORRECTED_DANGERS: Final = frozenset({"phobia", "horror", "hunger", "sleep"})
+# FAB-73 (corrected) « Faim & Sommeil »: what each deprivation (the sheet's `deprived`)
+# blocks: without food the physical track heals no more; without sleep, the mental track
+# and stress.
+Deprivation = Literal["hunger", "sleep"]
+DEPRIVATION_BLOCKS: Final[dict[str, Track]] = {"hunger": "physical", "sleep": "mental"}
 # FAB-80..82: the ways to recover, and how long a rest lasts.
 RecoverMode = Literal["rest", "care", "broken_resistance"]
 RestDuration = Literal["quart", "tour", "night"]

@@ -172,5 +172,14 @@ class VampireCombat:
     def after_turn(self, combatant: Combatant) -> None:
         return None
 
+    def sits_out(self, sheet: Mapping[str, JsonValue]) -> str | None:
+        return None
+
+    def new_round(self, combatants: Sequence[Combatant]) -> BaseModel | None:
+        return None
+
+    def unsettled(self, table: Table, seq: int) -> dict[str, int]:
+        return {}
+
 
 COMBAT = VampireCombat()

@@ -1,0 +1,115 @@
+"""Pushing the rolls that carry consequences (FAB-31/33/37 corrected, app/engine/rulesets/
+fabulae/pushed.py) through the API: the roll is replayed with the roller's 2..5 rerolled,
+the other side's dice kept, and what it decided follows the new dice."""
+
+from __future__ import annotations
+
+from tests.api.fabulae.combat import attack, body, defend, fields, lethal, unchanged
+from tests.api.fabulae.combat import table as combat_table
+from tests.api.helpers import (
+    assert_refused,
+    assert_verified,
+    effect,
+    get_entry,
+    gm_patch,
+    post_roll,
+    rolled,
+    sheet_of,
+)
+from tests.conftest import assert_problem
+
+table = combat_table
+
+
+def push(seq: int, **extra):
+    return body("push", follows=seq, **extra)
+
+
+def test_FAB31_corrected_a_missed_attack_pushed_by_its_attacker_lands(
+    client, table, gm, player, forced_dice
+):
+    campaign, ada, thug = table.campaign, table.ada, table.thug
+    gm_patch(client, gm, ada, {"weapons": [{"id": "knife"}]})
+    waiting = rolled(client, campaign, player, attack(ada, thug, "knife"))
+    forced_dice.push(6, 3, 3, 3, 3, 3)  # Ada: 3 + 2 + knife 1, one six
+    forced_dice.push(6, 2, 2, 2, 2)  # Thug parries: one six, a miss
+    parried = rolled(client, campaign, gm, defend(waiting, thug, "parry"))
+    assert parried["result"]["attack"]["attacks"][0]["hit"] is False
+    # FAB-37: the attack is Ada's, though the defense's entry is Thug's: her player pushes.
+    forced_dice.push(6, 6, 2, 2, 2)  # her five threes rerolled: three sixes against one
+    pushed = rolled(client, campaign, player, push(parried["seq"]))
+    assert pushed["character_id"] == ada["id"] and pushed["draws"] == [
+        {"sides": 6, "face": face} for face in (6, 6, 2, 2, 2)
+    ]
+    assert pushed["result"]["dice"] == [6, 6, 6, 2, 2, 2]
+    assert pushed["result"]["rerolled_from"]["dice"] == [6, 3, 3, 3, 3, 3]
+    (hit,) = pushed["result"]["defend"]["attack"]["attacks"]
+    assert hit["roll"]["passive"]["dice"] == [6, 2, 2, 2, 2]  # FAB-37: the parry stays
+    assert (hit["hit"], hit["damage"], hit["through"]) == (True, 3, 3)
+    assert fields(pushed, ada) == {"destiny": (3, 2, "FAB-31")}
+    seen_by_gm = get_entry(client, campaign, gm, pushed["seq"])
+    assert fields(seen_by_gm, thug) == {"states": ([], ["epuise", "meurtri", "blesse"], "FAB-68")}
+    assert sheet_of(client, gm, thug)["states"] == ["epuise", "meurtri", "blesse"]
+    assert_verified(client, campaign, gm)  # the push replays offline from its own request
+    # One push for a roll with consequences.
+    with unchanged(client, gm, campaign, ada, thug):
+        again = post_roll(client, campaign, player, push(parried["seq"]))
+        assert "pushed already" in assert_refused(again, "FAB-33")["detail"]
+
+
+def test_FAB31_corrected_a_pushed_death_test_undoes_the_death(
+    client, table, gm, player, forced_dice
+):
+    campaign, ada = table.campaign, table.ada
+    gm_patch(client, gm, ada, {"sequelae": [lethal("impaled", "immediate")]})
+    forced_dice.push(2, 3, 4, 5, 1)
+    test = body("death_test", character_id=ada["id"], sequela=0)
+    died = rolled(client, campaign, player, test)
+    assert died["effects"] == [effect(ada, "dead", False, True, "FAB-51")]
+    forced_dice.push(6, 2, 2, 2)  # the 1 stays; a six among the four rerolled
+    pushed = rolled(client, campaign, player, push(died["seq"], state="enerve"))
+    assert pushed["result"]["death_test"]["survived"] is True
+    # FAB-32: the 1 that stayed costs a state, named in the push.
+    assert pushed["result"]["state_price"] == {"rule": "FAB-32", "state": "enerve"}
+    assert fields(pushed, ada) == {
+        "destiny": (3, 2, "FAB-31"),
+        "states": ([], ["enerve"], "FAB-32"),
+        "dead": (True, False, "FAB-31"),
+    }
+    assert sheet_of(client, player, ada)["dead"] is False
+
+
+def test_FAB31_corrected_a_pushed_break_free_frees(client, table, gm, player, forced_dice):
+    campaign, ada, thug = table.campaign, table.ada, table.thug
+    gm_patch(client, gm, ada, {"grappled_by": thug["id"]})
+    forced_dice.push(6, 2, 2, 2, 2, 6, 2, 2, 2, 2)  # one six each: still held
+    held = rolled(client, campaign, player, body("break_free", character_id=ada["id"]))
+    assert held["result"]["freed"] is False
+    forced_dice.push(6, 2, 2, 2)
+    pushed = rolled(client, campaign, player, push(held["seq"]))
+    assert pushed["result"]["break_free"]["freed"] is True
+    assert fields(pushed, ada)["grappled_by"] == (thug["id"], None, "FAB-63")
+    assert_verified(client, campaign, gm)
+
+
+def test_FAB31_corrected_table_rolls_are_not_pushed(client, table, gm, player, forced_dice):
+    campaign, ada = table.campaign, table.ada
+    forced_dice.push(3)
+    panic = rolled(client, campaign, gm, body("panic", character_id=ada["id"]))
+    with unchanged(client, gm, campaign, ada):
+        refused = post_roll(client, campaign, player, push(panic["seq"]))
+        assert_problem(refused, 422, "not a roll its roller may push")
+
+
+def test_FAB31_corrected_a_push_comes_before_anything_changes_what_the_roll_decided(
+    client, table, gm, player, forced_dice
+):
+    campaign, ada, thug = table.campaign, table.ada, table.thug
+    gm_patch(client, gm, ada, {"weapons": [{"id": "knife"}]})
+    waiting = rolled(client, campaign, player, attack(ada, thug, "knife"))
+    forced_dice.push(6, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2)  # a hit: one state on Thug
+    hit = rolled(client, campaign, gm, defend(waiting, thug, "parry"))
+    gm_patch(client, gm, thug, {"states": []})  # the GM heals him meanwhile
+    with unchanged(client, gm, campaign, ada, thug):
+        late = post_roll(client, campaign, player, push(hit["seq"]))
+        assert "changed since the roll" in assert_refused(late, "FAB-31")["detail"]
