@@ -207,6 +207,9 @@ class EncounterEventRequest(BaseModel):
     combatants: list[str] | None = None
     character_id: str | None = None
     turn: int | None = None
+    skipped: list[str] | None = Field(
+        default=None, description="the combatants the turn passed by: they sit out (FAB-23)"
+    )
 
 
 class EncounterEventResult(BaseModel):

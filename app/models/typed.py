@@ -130,8 +130,16 @@ class Spent(BaseModel):
 class HistoryItem(BaseModel):
     round: int
     actor_id: str
-    kind: str
+    kind: str = Field(description="the roll kind, or turn_skipped: the turn passed them by")
     seq: int
+
+
+class PendingStates(BaseModel):
+    """States an action left pending on a character (FAB-34): the turn waits for them."""
+
+    character_id: str
+    seq: int = Field(description="the entry holding them")
+    count: int
 
 
 class CampaignPublicBase(CampaignBase):
@@ -404,6 +412,14 @@ def _encounter_model(registry: Registry) -> type[BaseModel]:
         current=(combatant | None, Field(description="whose turn it is")),
         combatants=(list_of(combatant), Field(description="in turn order once initiative is set")),
         history=(list[HistoryItem], Field(description="the actions taken: round, actor, seq")),
+        pending_states=(
+            list[PendingStates],
+            Field(
+                default_factory=list,
+                description="FAB-34: states the actions left pending, which their characters' "
+                "players (or the GM) settle before the turn may pass",
+            ),
+        ),
         awaiting=(
             list[RollRequestPublic],
             Field(

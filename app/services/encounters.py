@@ -29,6 +29,7 @@ from app.engine.errors import RuleRefusal
 from app.engine.registry import Registry, Rules
 from app.models import Character, Encounter, HeldEffects, LogEntry, User, utcnow
 from app.models.encounter import CombatantCreate, EncounterCreate
+from app.services import encounter_turns as turns
 from app.services.access import (
     CampaignAccess,
     LockedAccess,
@@ -42,6 +43,8 @@ from app.services.roll_requests import answering, request_public
 from app.services.rolls import check_gm_decides, check_other_side, roll
 from app.services.table import CampaignTable
 from app.services.views import can_see
+
+SKIPPED = "turn_skipped"  # a history item: the turn passed over one who sits out (FAB-23)
 
 
 def _not_found(encounter_id: uuid.UUID) -> NotFound:
@@ -278,19 +281,27 @@ def current(encounter: Encounter) -> dict[str, Any] | None:
 
 
 def next_turn(
-    session: Session, access: CampaignAccess, registry: Registry, encounter: Encounter
+    session: Session, access: LockedAccess, registry: Registry, encounter: Encounter
 ) -> None:
-    """The turn passes to the next combatant still fighting; past the last, a new round."""
+    """The turn passes to the next combatant able to act; past the last, a new round. Not
+    while an action's states wait to be settled (FAB-34); those who sit out (the dead, the
+    Broken, FAB-23) have their turns passed, shown in the history."""
     if encounter.status != "active":
         raise Conflict(f"the encounter is {encounter.status}; only an active one has turns")
     acting = current(encounter)
     if not access.is_gm and not (acting and _controls(session, access, acting["character_id"])):
         raise Forbidden("the GM, or the player whose turn it is, passes the turn")
     combat = combat_of(registry, access)
+    waiting = turns.unsettled(session, access, combat, _action_seqs(encounter))
+    if waiting:
+        raise Conflict(_waiting_detail(session, access, waiting))
     combatants = _roster(encounter)
     combat.after_turn(combatants[encounter.turn])
     turn, new_round = encounter.turn, encounter.round
-    for _ in range(len(combatants)):
+    sheets = turns.sheets(session, combatants)
+    skipped: list[Combatant] = []
+    # Two rounds at most: a round that passes may wake a combatant (FAB-50's Sonné).
+    for _ in range(2 * len(combatants)):
         turn += 1
         if turn >= len(combatants):
             turn, new_round = 0, new_round + 1
@@ -304,20 +315,61 @@ def next_turn(
                     enumerate(combatants), key=lambda p: combat.standing_key(p[1], p[0])
                 )
             ]
-        if combatants[turn].active:
+            if turns.pass_round(session, access, registry, combat, combatants):
+                sheets = turns.sheets(session, combatants)
+        candidate = combatants[turn]
+        if not candidate.active:
+            continue
+        if combat.sits_out(sheets.get(candidate.character_id, {})) is None:
             break
+        skipped.append(candidate)
+        combat.after_turn(candidate)
     else:
-        raise Conflict("no combatant is left in the fight; end the encounter")
+        raise Conflict("no combatant is left able to act; end the encounter")
     _keep(encounter, combatants)
     encounter.turn, encounter.round = turn, new_round
-    _save(session, encounter)
-    _log(
+    passed_by = {"skipped": [c.character_id for c in skipped]} if skipped else {}
+    logged = _log(
         session,
         access,
         encounter,
         "encounter.turn",
         turn=turn,
         character_id=combatants[turn].character_id,
+        **passed_by,
+    )
+    encounter.history = [
+        *encounter.history,
+        *(
+            {"round": new_round, "actor_id": c.character_id, "kind": SKIPPED, "seq": logged.seq}
+            for c in skipped
+        ),
+    ]
+    _save(session, encounter)
+
+
+def _action_seqs(encounter: Encounter) -> list[int]:
+    return [int(item["seq"]) for item in encounter.history if item.get("kind") != SKIPPED]
+
+
+def _waiting_detail(
+    session: Session, access: CampaignAccess, waiting: list[turns.Unsettled]
+) -> str:
+    names = {
+        str(c.id): c.name
+        for c in session.exec(
+            select(Character).where(
+                col(Character.id).in_([uuid.UUID(w.character_id) for w in waiting])
+            )
+        ).all()
+    }
+    pending = "; ".join(
+        f"{names.get(w.character_id, w.character_id)}: {w.count} from seq {w.seq}" for w in waiting
+    )
+    return (
+        f"FAB-34: states wait to be settled before the turn passes ({pending}); the "
+        "character's player accepts (fabulae.state_choice) or absorbs (fabulae.absorb) "
+        "each, or the GM accepts them"
     )
 
 
@@ -602,6 +654,10 @@ def view(
         "current": public(turn_of) if turn_of else None,
         "combatants": [public(c) for c in encounter.combatants],
         "history": encounter.history,
+        "pending_states": [
+            waiting.public()
+            for waiting in turns.unsettled(session, access, combat, _action_seqs(encounter))
+        ],
         "awaiting": [
             request_public(row)
             for row in open_waits(session, access, (item["seq"] for item in encounter.history))

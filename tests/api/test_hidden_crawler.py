@@ -644,7 +644,12 @@ def test_FAIR_18_21_fabulae_npc_secrets_reach_no_player(
         weapon="knife",
     )
     dodge = {"follows": struck["entry"]["seq"], "character_id": ilona["id"], "defense": "dodge"}
-    table.act(other_player, encounter, ilona, kind="fabulae.defend", **dodge)
+    dodged = table.act(other_player, encounter, ilona, kind="fabulae.defend", **dodge)
+    # FAB-34: the turn waits for the states the knife left; Ilona's player accepts them.
+    for waiting in dodged["encounter"]["pending_states"]:
+        for _ in range(waiting["count"]):
+            accept = {"kind": "fabulae.state_choice", "follows": waiting["seq"]}
+            table.roll(other_player, accept)
     table.turn_of(encounter, mihail)
     # A panic or a broken state may keep Mihail from acting: a refusal, then, not an attack.
     back = table.act(

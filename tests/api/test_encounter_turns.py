@@ -1,0 +1,164 @@
+"""Passing the turn in a Fabulae Tenebris encounter, corrected rules (app/services/
+encounter_turns.py): those who sit out are passed by (FAB-23), a new round counts Sonné
+down (FAB-50), pending states hold the turn (FAB-34), aiming is a slow action (FAB-64),
+a crossbow reloads in a slow one (FAB-71)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from tests.api.helpers import gm_patch, log_entries, post_roll, rolled, sheet_of
+from tests.api.test_encounters import (
+    act,
+    acted,
+    created,
+    current,
+    fighter,
+    get,
+    initiative,
+    melee,
+    next_turn,
+    post,
+)
+from tests.conftest import FABULAE_SHEET, assert_problem
+
+FAB = "fabulae-tenebris"
+
+
+@dataclass
+class Fight:
+    campaign: dict[str, Any]
+    encounter: dict[str, Any]
+    ada: dict[str, Any]  # the player's
+    thug: dict[str, Any]  # the GM's NPC
+    bruno: dict[str, Any]  # the other player's
+
+
+@pytest.fixture
+def fight(client, gm, player, other_player, make_campaign, make_character, forced_dice) -> Fight:
+    """Ada, Thug, Bruno in that order (cards 1, 2, 3), round 1."""
+    campaign = make_campaign(FAB, players=(player, other_player))
+    ada = make_character(campaign, player, sheet=FABULAE_SHEET, name="Ada")
+    thug = make_character(campaign, gm, sheet=FABULAE_SHEET, kind="npc", name="Thug")
+    bruno = make_character(campaign, other_player, sheet=FABULAE_SHEET, name="Bruno")
+    encounter = created(
+        client,
+        campaign,
+        gm,
+        "L'usine",
+        fighter(ada, "pcs"),
+        fighter(thug, "foes"),
+        fighter(bruno, "pcs"),
+    )
+    forced_dice.push(1, 1, 1)
+    encounter = initiative(client, encounter, gm)
+    assert current(encounter) == "Ada"
+    return Fight(campaign, encounter, ada, thug, bruno)
+
+
+def test_FAB23_corrected_a_broken_combatant_is_passed_by_and_shown(
+    client, gm, player, forced_dice, fight
+):
+    campaign, encounter, ada, thug = fight.campaign, fight.encounter, fight.ada, fight.thug
+    broken = {"states": ["epuise", "meurtri", "blesse"], "broken": True, "broken_track": "physical"}
+    gm_patch(client, gm, thug, broken)
+    encounter = next_turn(client, encounter, player)
+    assert current(encounter) == "Bruno"
+    skipped = [item for item in encounter["history"] if item["kind"] == "turn_skipped"]
+    assert [(item["actor_id"], item["round"]) for item in skipped] == [(thug["id"], 1)]
+    (turn,) = [e for e in log_entries(client, campaign, gm) if e["kind"] == "encounter.turn"]
+    assert turn["request"]["skipped"] == [thug["id"]]
+    # Bruno's player cannot hand Thug a turn back: acting out of turn is the GM's.
+    refused = act(client, encounter, gm, thug, "fabulae.attack", override=True, **melee(thug, ada))
+    assert assert_problem(refused, 409)["rule"] == "FAB-23"
+
+
+def test_FAB50_corrected_sonne_counts_down_with_the_rounds_then_wakes(
+    client, gm, player, other_player, forced_dice, fight
+):
+    campaign, encounter, ada, bruno = fight.campaign, fight.encounter, fight.ada, fight.bruno
+    stunned = {"kind": "physical", "code": "stunned", "duration": "2 rounds"}
+    gm_patch(client, gm, bruno, {"sequelae": [stunned]})
+    encounter = next_turn(client, encounter, player)  # Thug
+    encounter = next_turn(client, encounter, gm)  # Bruno sits out: round 2, Ada
+    assert (encounter["round"], current(encounter)) == (2, "Ada")
+    assert sheet_of(client, gm, bruno)["sequelae"][0]["duration"] == "1 rounds"
+    encounter = next_turn(client, encounter, player)
+    encounter = next_turn(client, encounter, gm)  # Bruno still out: round 3, he wakes
+    assert (encounter["round"], current(encounter)) == (3, "Ada")
+    assert sheet_of(client, gm, bruno)["sequelae"] == []
+    rounds = [e for e in log_entries(client, campaign, gm) if e["kind"] == "fabulae.round"]
+    assert len(rounds) == 2 and rounds[-1]["result"]["lifted"] == {bruno["id"]: ["stunned"]}
+    encounter = next_turn(client, encounter, player)
+    encounter = next_turn(client, encounter, gm)
+    assert current(encounter) == "Bruno"
+    # Posted directly, a round is the GM's to pass.
+    direct = {"kind": "fabulae.round", "character_ids": [ada["id"]]}
+    assert_problem(post_roll(client, campaign, player, direct), 403)
+
+
+def test_FAB34_pending_states_hold_the_turn_until_settled(client, gm, player, forced_dice, fight):
+    campaign, encounter, ada, thug = fight.campaign, fight.encounter, fight.ada, fight.thug
+    encounter = next_turn(client, encounter, player)  # Thug's turn
+    waiting = acted(client, encounter, gm, thug, "fabulae.attack", **melee(thug, ada))
+    forced_dice.push(6, 6, 2, 2)  # 4 dice, undefended: 1 + 1 feat = 2 damage
+    answer = {"follows": waiting["entry"]["seq"], "character_id": ada["id"], "defense": "none"}
+    hit = acted(client, encounter, player, ada, "fabulae.defend", **answer)
+    seq = hit["entry"]["seq"]
+    shown = get(client, encounter, player)["pending_states"]
+    assert shown == [{"character_id": ada["id"], "seq": seq, "count": 2}]
+    held = post(client, encounter, "/next", gm)
+    body = assert_problem(held, 409, "FAB-34", "Ada: 2 from seq")
+    assert get(client, encounter, gm)["round"] == 1 and current(encounter) == "Thug"
+    del body
+    rolled(client, campaign, player, {"kind": "fabulae.state_choice", "follows": seq})
+    # The GM may accept for the player.
+    rolled(client, campaign, gm, {"kind": "fabulae.state_choice", "follows": seq})
+    assert get(client, encounter, gm)["pending_states"] == []
+    assert current(next_turn(client, encounter, gm)) == "Bruno"
+    assert sheet_of(client, player, ada)["states"] == ["epuise", "meurtri"]
+
+
+def test_FAB64_corrected_aiming_is_a_slow_action_for_the_next_shot(
+    client, gm, player, forced_dice, fight
+):
+    encounter, ada, thug = fight.encounter, fight.ada, fight.thug
+    gm_patch(client, gm, ada, {"weapons": [{"id": "revolver"}]})
+    shot = {
+        "attacker_id": ada["id"],
+        "target_id": thug["id"],
+        "mode": "ranged",
+        "weapon": "revolver",
+        "aimed": True,
+    }
+    unaimed = act(client, encounter, player, ada, "fabulae.attack", **shot)
+    assert "aim" in assert_problem(unaimed, 409)["detail"]
+    aim = acted(client, encounter, player, ada, "fabulae.aim", character_id=ada["id"])
+    assert aim["entry"]["result"] == {"bonus": 2}
+    assert aim["encounter"]["combatants"][0]["spent"] == {"slow": 1, "fast": 0}
+    # The slow action is spent: the shot waits for the next round.
+    assert_problem(act(client, encounter, player, ada, "fabulae.attack", **shot), 409, "slow")
+    for caller in (player, gm, gm):
+        encounter = next_turn(client, encounter, caller)
+    assert (encounter["round"], current(encounter)) == (2, "Ada")
+    forced_dice.push(*[2] * 9)  # Habileté 3 + Tir 2 + revolver 2 + aimed 2
+    del shot["aimed"]  # the encounter carries the aim to this shot
+    fired = acted(client, encounter, player, ada, "fabulae.attack", **shot)
+    pool = fired["entry"]["result"]["attacks"][0]["roll"]["active"]["pool"]
+    assert {"source": "aimed", "dice": 2} in pool["modifier_dice"]
+    assert fired["encounter"]["combatants"][0]["conditions"] == []
+
+
+def test_FAB71_corrected_a_crossbow_reloads_in_a_slow_action(
+    client, gm, player, forced_dice, fight
+):
+    encounter, ada = fight.encounter, fight.ada
+    gm_patch(client, gm, ada, {"weapons": [{"id": "crossbow", "ammo": 0}]})
+    reload = acted(
+        client, encounter, player, ada, "fabulae.reload", character_id=ada["id"], weapon="crossbow"
+    )
+    assert reload["entry"]["result"]["action"] == "slow"
+    assert reload["encounter"]["combatants"][0]["spent"] == {"slow": 1, "fast": 0}
