@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, Text, bindparam, cast, func, insert, literal_column, update
+from sqlalchemy.orm.attributes import flag_modified
 from sqlmodel import Session, col, select
 
 from app.core.problems import Conflict, NotFound
@@ -572,6 +573,9 @@ def apply_effects(session: Session, campaign: LockedCampaign, effects: list[Effe
             )
     now = utcnow()
     for character in sheets.values():
+        # Changed in place: an autoflush between two of its effects (the next character's
+        # load) would otherwise leave the later ones untracked.
+        flag_modified(character, "sheet")
         character.updated_at = now
         session.add(character)
 
