@@ -231,6 +231,11 @@ class Table(Protocol):
         """The entries that follow up `seq`, in order."""
         ...
 
+    def allies(self, character_id: str) -> list[str]:
+        """In an encounter, the characters fighting on this one's side (FAB-44: a panic's
+        jolt and scream reach them); elsewhere, none."""
+        ...
+
     def scene_entries(self, kind: str) -> list[LoggedEntry]:
         """The entries of one kind made in the current scene, in order (JDR-31)."""
         ...
@@ -528,8 +533,9 @@ class Combat(Protocol):
         """Bookkeeping when the combatant's turn passes."""
         ...
 
-    def sits_out(self, sheet: Mapping[str, JsonValue]) -> str | None:
-        """Why a combatant with this sheet loses its turns now (dead, Broken…), or None."""
+    def sits_out(self, combatant: Combatant, sheet: Mapping[str, JsonValue]) -> str | None:
+        """Why the combatant, with this sheet, loses its turn now (dead, Broken, a lost
+        turn…), or None."""
         ...
 
     def new_round(self, combatants: Sequence[Combatant]) -> BaseModel | None:

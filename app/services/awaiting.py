@@ -7,10 +7,11 @@ import uuid
 from collections.abc import Iterable
 from typing import Any, cast
 
+from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
 from app.core.problems import Conflict
-from app.engine.contract import AnyKind, Awaiting, Prepared, Visibility
+from app.engine.contract import AnyKind, Awaiting, Prepared, Visibility, acting_character_id
 from app.models import Character, Encounter, RollRequest
 from app.services.access import CampaignAccess
 from app.services.log import SealedEntry
@@ -110,11 +111,17 @@ def open_waits(session: Session, access: CampaignAccess, seqs: Iterable[int]) ->
 
 
 def check_outside_encounters(
-    session: Session, access: CampaignAccess, kind: AnyKind, follows: int | None
+    session: Session, access: CampaignAccess, kind: AnyKind, body: BaseModel
 ) -> None:
-    """An answer the encounter charges (a parry's fast action, FAB-62) to an action of a
-    running encounter goes through that encounter, not POST .../rolls."""
-    if not kind.answered_in_encounter or follows is None:
+    """What a running encounter charges goes through it, not POST .../rolls: an answer to
+    one of its actions (a parry's fast action, FAB-62), and a combatant's own action while
+    it fights (its turn and its round's actions, FAB-60), unless the GM rolls it."""
+    follows = getattr(body, "follows", None)
+    acting = acting_character_id(body)
+    charged = kind.cost is not None and not kind.reaction and acting is not None
+    if not (kind.answered_in_encounter and follows is not None) and not (
+        charged and not access.is_gm
+    ):
         return
     running = session.exec(
         select(Encounter).where(
@@ -122,9 +129,19 @@ def check_outside_encounters(
         )
     ).all()
     for encounter in running:
-        if any(item["seq"] == follows for item in encounter.history):
+        if kind.answered_in_encounter and any(item["seq"] == follows for item in encounter.history):
             raise Conflict(
                 f"entry {follows} is an action of the encounter {encounter.name!r}: answer "
                 f"with POST /encounters/{encounter.id}/actions, where the {kind.name} costs "
                 "its action"
+            )
+        fighting = next(
+            (c for c in encounter.combatants if c["character_id"] == acting and c["active"]),
+            None,
+        )
+        if charged and not access.is_gm and fighting is not None:
+            raise Conflict(
+                f"{fighting['name']} is fighting in the encounter {encounter.name!r}: act "
+                f"with POST /encounters/{encounter.id}/actions, where the {kind.name} takes "
+                "its turn and its round's actions"
             )

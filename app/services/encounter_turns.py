@@ -13,9 +13,8 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from app.engine.contract import Combat, Combatant
-from app.engine.errors import RuleRefusal
 from app.engine.registry import Registry
-from app.models import Character, LogEntry
+from app.models import Character, HeldEffects, LogEntry
 from app.services.access import CampaignAccess, LockedAccess
 from app.services.log import record
 from app.services.table import CampaignTable
@@ -55,21 +54,46 @@ def unsettled(
     return found
 
 
+def unapplied_hidden(session: Session, access: CampaignAccess, seqs: set[int]) -> list[LogEntry]:
+    """Of these entries, the hidden ones (not public) whose GM has not applied them yet."""
+    if not seqs:
+        return []
+    rows = session.exec(
+        select(LogEntry).where(
+            col(LogEntry.campaign_id) == access.campaign.id,
+            col(LogEntry.seq).in_(seqs),
+            col(LogEntry.visibility) != "public",
+        )
+    ).all()
+    applied = set(
+        session.exec(
+            select(HeldEffects.seq).where(
+                col(HeldEffects.campaign_id) == access.campaign.id,
+                col(HeldEffects.seq).in_([row.seq for row in rows]),
+                col(HeldEffects.applied_seq).is_not(None),
+            )
+        ).all()
+    )
+    return [row for row in rows if row.seq not in applied]
+
+
+def told(session: Session, access: CampaignAccess, combatant: Combatant) -> Combatant:
+    """The combatant with the bindings the table may know of: one set by a hidden entry the
+    GM has not applied would, passing its turn by, tell that entry's outcome (FAIR-21);
+    its next action's refusal waits for the GM instead."""
+    seqs = {c.seq for c in combatant.conditions if c.seq is not None}
+    hidden = {row.seq for row in unapplied_hidden(session, access, seqs)}
+    if not hidden:
+        return combatant
+    kept = [c for c in combatant.conditions if c.seq not in hidden]
+    return combatant.model_copy(update={"conditions": kept})
+
+
 def sheets(session: Session, combatants: Sequence[Combatant]) -> dict[str, dict[str, Any]]:
     """The combatants' sheets as they are now."""
     ids = [uuid.UUID(c.character_id) for c in combatants]
     rows = session.exec(select(Character).where(col(Character.id).in_(ids))).all()
     return {str(row.id): dict(row.sheet) for row in rows}
-
-
-def readable(table: CampaignTable, combatant: Combatant) -> bool:
-    """Whether the rules may read the combatant's sheet now: one a hidden roll holds waits
-    for the GM (FAIR-21), and this round passes without it, as it would for any roll."""
-    try:
-        table.readable_sheet(table.record(combatant.character_id))
-    except RuleRefusal:
-        return False
-    return True
 
 
 def pass_round(
@@ -83,7 +107,7 @@ def pass_round(
     The encounter records it for whoever passed the turn: the players' turns pass rounds
     as the GM's do, while only the GM may post one directly."""
     table = CampaignTable(session, access)
-    body = combat.new_round([c for c in combatants if readable(table, c)])
+    body = combat.new_round([c for c in combatants if table.can_read(c.character_id)])
     if body is None:
         return False
     rules = registry.in_campaign(access.campaign.system, str(getattr(body, "kind")))  # noqa: B009

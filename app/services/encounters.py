@@ -27,7 +27,7 @@ from app.engine.contract import (
 )
 from app.engine.errors import RuleRefusal
 from app.engine.registry import Registry, Rules
-from app.models import Character, Encounter, HeldEffects, LogEntry, User, utcnow
+from app.models import Character, Encounter, LogEntry, User, utcnow
 from app.models.encounter import CombatantCreate, EncounterCreate
 from app.services import encounter_turns as turns
 from app.services.access import (
@@ -320,7 +320,8 @@ def next_turn(
         candidate = combatants[turn]
         if not candidate.active:
             continue
-        if combat.sits_out(sheets.get(candidate.character_id, {})) is None:
+        known = turns.told(session, access, candidate)
+        if combat.sits_out(known, sheets.get(candidate.character_id, {})) is None:
             break
         skipped.append(candidate)
         combat.after_turn(candidate)
@@ -469,6 +470,7 @@ def act(
             context.body,
             answering=reply.seq if reply else None,
             gm_set=reply.gm_set if reply else frozenset(),
+            sides=_sides(combatants),
         )
     except RuleRefusal as refusal:
         if reply is not None and refusal.recorded_seq is not None:
@@ -495,6 +497,18 @@ def act(
     ]
     _save(session, encounter)
     return entry
+
+
+def _sides(combatants: list[Combatant]) -> dict[str, list[str]]:
+    """Each combatant's allies: those still fighting on its side."""
+    return {
+        c.character_id: [
+            o.character_id
+            for o in combatants
+            if o.active and o.side == c.side and o.character_id != c.character_id
+        ]
+        for c in combatants
+    }
 
 
 class _Applied(BaseModel):
@@ -562,23 +576,9 @@ def _hidden_from(session: Session, access: CampaignAccess, encounter: Encounter)
         for condition in combatant["conditions"]
         if condition.get("seq") is not None
     }
-    if not seqs:
-        return set()
-    rows = session.exec(
-        select(LogEntry).where(
-            col(LogEntry.campaign_id) == access.campaign.id, col(LogEntry.seq).in_(seqs)
-        )
-    ).all()
-    applied = set(
-        session.exec(
-            select(HeldEffects.seq).where(
-                col(HeldEffects.campaign_id) == access.campaign.id,
-                col(HeldEffects.seq).in_(seqs),
-                col(HeldEffects.applied_seq).is_not(None),
-            )
-        ).all()
-    )
-    return {row.seq for row in rows if not can_see(row, access) and row.seq not in applied}
+    return {
+        row.seq for row in turns.unapplied_hidden(session, access, seqs) if not can_see(row, access)
+    }
 
 
 def _acted_unseen(session: Session, access: CampaignAccess, encounter: Encounter) -> set[str]:

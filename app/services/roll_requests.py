@@ -225,7 +225,7 @@ def answer(
     """A character's roll answering the request (POST .../rolls?request_id=)."""
     rules = registry.in_campaign(access.campaign.system, str(getattr(body, "kind")))  # noqa: B009
     reply = answering(session, access, rules.kind, body, request_id)
-    check_outside_encounters(session, access, rules.kind, getattr(reply.body, "follows", None))
+    check_outside_encounters(session, access, rules.kind, reply.body)
     try:
         entry = roll(
             session, access, registry, rules, reply.body, answering=reply.seq, gm_set=reply.gm_set

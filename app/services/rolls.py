@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Mapping, Sequence
 from typing import cast
 
 from pydantic import BaseModel
@@ -51,7 +52,7 @@ def create_roll(
     rules = registry.in_campaign(access.campaign.system, kind_name)
     check_gm_decides(access, rules.kind, body)
     check_other_side(session, access, rules.kind, body)
-    check_outside_encounters(session, access, rules.kind, getattr(body, "follows", None))
+    check_outside_encounters(session, access, rules.kind, body)
     return roll(session, access, registry, rules, body)
 
 
@@ -176,10 +177,11 @@ def roll(
     body: BaseModel,
     answering: int | None = None,
     gm_set: frozenset[str] = frozenset(),
+    sides: Mapping[str, Sequence[str]] | None = None,
 ) -> SealedEntry:
     """Prepare, resolve and record one roll; `answering` is the seq of the GM's roll
-    request it answers, which the entry then follows (FAIR-9), and `gm_set` the body fields
-    that request set."""
+    request it answers, which the entry then follows (FAIR-9), `gm_set` the body fields
+    that request set, and `sides` each combatant's allies in an encounter."""
     kind = rules.kind
     if kind.prepare is None:
         raise InvalidInput(f"{kind.name} is not rolled directly; the service makes it")
@@ -211,7 +213,9 @@ def roll(
         defer_follow_ons(session, access.campaign, entry.seq)
         entry = dataclasses.replace(entry, effects_held=True)
     else:
-        entry.triggered.extend(set_off(session, access, registry, rules, entry, aftermath))
+        entry.triggered.extend(
+            set_off(session, access, registry, rules, entry, aftermath, sides=sides)
+        )
     rotate_near_span_end(session, access)
     if aftermath.refusal is not None:
         refusal = aftermath.refusal
@@ -226,13 +230,15 @@ def set_off(
     rules: Rules,
     trigger: LoggedEntry | SealedEntry,
     aftermath: Aftermath,
+    *,
+    sides: Mapping[str, Sequence[str]] | None = None,
 ) -> list[SealedEntry]:
     """Record what a roll set off (FAB-42's panic), each following it: at once, or for a
     hidden roll when the GM applies it (FAIR-21), as the roller's."""
     entries = []
     for follow_on in aftermath.follow_ons:
         # Prepared now: it reads the sheets as the triggering entry left them.
-        follow_table = CampaignTable(session, access, released=trigger.seq)
+        follow_table = CampaignTable(session, access, released=trigger.seq, sides=sides)
         triggered = follow_on.prepare(follow_table)
         follow_rules = registry.sibling(rules, follow_on.kind)
         # FAIR-21: what a hidden roll sets off is at least as hidden.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import JsonValue
@@ -79,8 +79,10 @@ class CampaignTable:
         released: int | None = None,
         for_rolls: bool = True,
         gm_set: frozenset[str] = frozenset(),
+        sides: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self._session = session
+        self._sides = sides or {}
         self._access = access
         self._gm_set = gm_set
         self._released = released
@@ -100,6 +102,20 @@ class CampaignTable:
         # read what carries it. Hidden but theirs: the caller and the GM.
         narrowest: Visibility = "gm" if can_see(entry, self._access) else "blind"
         self.read_visibility = at_least_as_hidden(self.read_visibility, narrowest)
+
+    def allies(self, character_id: str) -> list[str]:
+        """The encounter's allies whose sheets the rules may read now."""
+        return [ally for ally in self._sides.get(character_id, ()) if self.can_read(ally)]
+
+    def can_read(self, character_id: str) -> bool:
+        """Whether the rules may read the sheet now: one a hidden roll holds waits for the
+        GM (FAIR-21), so what reads many sheets at once (a round, a panic's allies) passes
+        it by, as it would pass by any sheet the roll does not read."""
+        try:
+            self.readable_sheet(self.record(character_id))
+        except RuleRefusal:
+            return False
+        return True
 
     @property
     def system(self) -> str:

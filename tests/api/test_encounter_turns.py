@@ -110,6 +110,7 @@ def test_FAB34_pending_states_hold_the_turn_until_settled(client, gm, player, fo
     seq = hit["entry"]["seq"]
     shown = get(client, encounter, player)["pending_states"]
     assert shown == [{"character_id": ada["id"], "seq": seq, "count": 2}]
+    assert sheet_of(client, player, ada)["states_pending"] == 2  # on the character too
     held = post(client, encounter, "/next", gm)
     body = assert_problem(held, 409, "FAB-34", "Ada: 2 from seq")
     assert get(client, encounter, gm)["round"] == 1 and current(encounter) == "Thug"
@@ -118,6 +119,7 @@ def test_FAB34_pending_states_hold_the_turn_until_settled(client, gm, player, fo
     # The GM may accept for the player.
     rolled(client, campaign, gm, {"kind": "fabulae.state_choice", "follows": seq})
     assert get(client, encounter, gm)["pending_states"] == []
+    assert sheet_of(client, player, ada)["states_pending"] == 0
     assert current(next_turn(client, encounter, gm)) == "Bruno"
     assert sheet_of(client, player, ada)["states"] == ["epuise", "meurtri"]
 
@@ -162,3 +164,80 @@ def test_FAB71_corrected_a_crossbow_reloads_in_a_slow_action(
     )
     assert reload["entry"]["result"]["action"] == "slow"
     assert reload["encounter"]["combatants"][0]["spent"] == {"slow": 1, "fast": 0}
+
+
+def test_FAB44_corrected_a_triggered_jolt_reaches_the_same_side(
+    client, gm, player, forced_dice, fight
+):
+    encounter, ada, thug, bruno = fight.encounter, fight.ada, fight.thug, fight.bruno
+    gm_patch(client, gm, ada, {"stress": 3})
+    gm_patch(client, gm, bruno, {"talents": ["beast_friend"]})
+    look = {"character_id": ada["id"], "attribute": "intellect", "skill": "observation"}
+    forced_dice.push(2, 2, 2, 2, 2, 1, 3, 3)  # five dice and three stress dice: a 1, panic
+    forced_dice.push(6)  # 6 + 3 − cool_head 2 = 7: a jolt
+    acted_ = acted(client, encounter, player, ada, "fabulae.action", **look)
+    (panic,) = acted_["entry"]["triggered"]
+    assert panic["result"]["code"] == "jolt"
+    assert [a["id"] for a in panic["request"]["allies"]] == [bruno["id"]]
+    assert sheet_of(client, gm, bruno)["stress"] == 1  # Bruno, on Ada's side
+    assert sheet_of(client, gm, thug)["stress"] == 0  # not the foe
+    assert sheet_of(client, gm, ada)["stress"] == 4
+
+
+def test_FAB44_the_gm_ends_a_binding_the_rulebook_gives_no_duration(
+    client, gm, player, forced_dice, fight
+):
+    encounter, ada = fight.encounter, fight.ada
+    gm_patch(client, gm, ada, {"stress": 12})
+    forced_dice.push(5)  # 5 + 12 − cool_head 2 = 15: catatonia
+    panic = acted(client, encounter, gm, ada, "fabulae.panic", character_id=ada["id"])
+    assert panic["entry"]["result"]["code"] == "catatonia"
+    look = {"character_id": ada["id"], "attribute": "intellect", "skill": "observation"}
+    refused = act(client, encounter, player, ada, "fabulae.action", **look)
+    assert assert_problem(refused, 409)["rule"] == "FAB-44"
+    end = {"character_id": ada["id"], "code": "catatonia"}
+    assert_problem(act(client, encounter, player, ada, "fabulae.end_binding", **end), 403)
+    ended = acted(client, encounter, gm, ada, "fabulae.end_binding", **end)
+    assert ended["encounter"]["combatants"][0]["conditions"] == []
+    again = act(client, encounter, gm, ada, "fabulae.end_binding", **end)
+    assert assert_problem(again, 409)["rule"] == "FAB-44"
+    forced_dice.push(6, 2, 2, 2, 2, *[2] * 12)
+    acted(client, encounter, player, ada, "fabulae.action", **look)
+
+
+def test_FAB44_a_frozen_combatant_neither_defends_nor_takes_its_lost_turn(
+    client, gm, player, forced_dice, fight
+):
+    encounter, ada, thug = fight.encounter, fight.ada, fight.thug
+    gm_patch(client, gm, ada, {"stress": 6})
+    forced_dice.push(6)  # 6 + 6 − cool_head 2 = 10: frozen, she loses her next turn
+    panic = acted(client, encounter, gm, ada, "fabulae.panic", character_id=ada["id"])
+    assert panic["entry"]["result"]["code"] == "frozen"
+    encounter = next_turn(client, encounter, gm)  # Thug's turn
+    forced_dice.push(2, 2, 2, 2)  # his bare hands; no wait for her parry, no parry die
+    struck = acted(client, encounter, gm, thug, "fabulae.attack", **melee(thug, ada))
+    assert struck["entry"]["result"]["defense"] == "none"
+    encounter = next_turn(client, encounter, gm)  # Bruno
+    encounter = next_turn(client, encounter, gm)  # round 2: Ada's lost turn passes by
+    assert (encounter["round"], current(encounter)) == (2, "Thug")
+    assert [i["actor_id"] for i in encounter["history"] if i["kind"] == "turn_skipped"] == [
+        ada["id"]
+    ]
+
+
+def test_a_combatants_own_action_goes_through_the_encounter(client, gm, player, forced_dice, fight):
+    campaign, encounter, ada = fight.campaign, fight.encounter, fight.ada
+    look = {
+        "kind": "fabulae.action",
+        "character_id": ada["id"],
+        "attribute": "intellect",
+        "skill": "observation",
+    }
+    # Outside the fight's turns and budget, the roll would skip FAB-60 and FAB-64.
+    bypass = post_roll(client, campaign, player, look)
+    assert_problem(bypass, 409, "is fighting in the encounter", f"/encounters/{encounter['id']}")
+    forced_dice.push(2, 2, 2, 2, 2)
+    assert rolled(client, campaign, gm, look)["kind"] == "fabulae.action"  # the GM's fiat
+    post(client, encounter, "/end", gm)
+    forced_dice.push(2, 2, 2, 2, 2)
+    assert rolled(client, campaign, player, look)["character_id"] == ada["id"]

@@ -661,16 +661,15 @@ def test_FAB_44_frozen_loses_the_next_turn(client, gm, other_player, forced_dice
     panicked = acted(client, encounter, other_player, bruno, "fabulae.action", **observe(bruno))
     assert panicked["entry"]["triggered"][0]["result"]["code"] == "frozen"
     next_turn(client, encounter, other_player)  # the panicking turn ends
-    encounter = next_turn(client, encounter, gm)  # Thug's turn ends; round 2
-    assert (encounter["round"], current(encounter)) == (2, "Bruno")
-    # Frozen: this is the turn he loses.
-    forced_dice.push(2, 2, 2, 2, 2, 2, 2, 2, 2)  # drawn only if he is (wrongly) let act
-    response = act(client, encounter, other_player, bruno, "fabulae.action", **observe(bruno))
-    forced_dice.queue.clear()
-    assert assert_problem(response, 409, "frozen")["rule"] == "FAB-44"
     assert by_name(get(client, encounter, gm))["Bruno"]["conditions"][0]["code"] == "frozen"
+    # Frozen: round 2 is the turn he loses, and the turn passes him by (FAB-23 corrected).
+    encounter = next_turn(client, encounter, gm)  # Thug's turn ends; round 2
+    assert (encounter["round"], current(encounter)) == (2, "Thug")
+    skipped = [item["actor_id"] for item in encounter["history"] if item["kind"] == "turn_skipped"]
+    assert skipped == [bruno["id"]]
+    # The binding was spent with that turn.
+    assert by_name(get(client, encounter, gm))["Bruno"]["conditions"] == []
     # Once that turn has passed he acts again.
-    next_turn(client, encounter, gm)
     encounter = next_turn(client, encounter, gm)
     assert (encounter["round"], current(encounter)) == (3, "Bruno")
     forced_dice.push(2, 2, 2, 2, 2, 2, 2, 2, 2)

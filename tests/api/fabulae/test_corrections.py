@@ -19,6 +19,8 @@ from tests.api.helpers import (
     assert_refused,
     get_entry,
     gm_patch,
+    new_scene,
+    new_session,
     post_roll,
     rolled,
     sheet_of,
@@ -146,6 +148,8 @@ def test_FAB23_corrected_a_pcs_pending_damage_rolls_one_sequela(
     forced_dice.push(6, 6, 2, 2, 2, 2)  # Thug's knife: 2 + 1 feat = 3 damage, undefended
     hit = rolled(client, campaign, player, defend(waiting, ada, "none"))
     assert len(hit["result"]["attack"]["pending_states"]) == 3
+    # FAB-34: the character shows what waits for its player.
+    assert sheet_of(client, player, ada)["states_pending"] == 3
     forced_dice.push(3, 4)  # 7 + the knife's 0 + 1 feat = 8: sprain, 1D6 quarts
     forced_dice.push(2)
     first = rolled(client, campaign, player, body("state_choice", follows=hit["seq"]))
@@ -155,6 +159,7 @@ def test_FAB23_corrected_a_pcs_pending_damage_rolls_one_sequela(
         assert more["result"]["broken"] is True and "sequela" not in more["result"]
         assert more["draws"] == []
     assert [s["code"] for s in sheet_of(client, gm, ada)["sequelae"]] == ["sprain"]
+    assert sheet_of(client, player, ada)["states_pending"] == 0
 
 
 # --- FAB-71 (corrected): range columns and situation factors --------------------------------
@@ -190,7 +195,7 @@ def test_FAB102_corrected_light_dark_hinders_every_sight_roll(
 ):
     campaign, ada, thug = table.campaign, table.ada, table.thug
     gm_patch(client, gm, ada, {"powers": ["light_dark"], "pp": 1, "pp_max": 1})
-    forced_dice.push(2, 2, 2, 2)  # Intellect 3 + Connaissance 0, one stress die: no Prouesse
+    forced_dice.push(6, 2, 2, 2)  # Intellect 3 + Connaissance 0, one stress die: one six
     cast = body("power", character_id=ada["id"], power="light_dark", pp=1, targets=[thug["id"]])
     entry = rolled(client, campaign, player, cast)
     assert entry["result"]["malus"] == -2
@@ -299,3 +304,110 @@ def test_FAB73_corrected_without_sleep_stress_does_not_heal(client, table, gm, p
             "has not slept"
             in assert_refused(post_roll(client, campaign, player, resist), "FAB-73")["detail"]
         )
+
+
+# --- FAB-50/55 (corrected): sequela durations run -------------------------------------------
+
+
+def test_FAB50_corrected_a_scene_ends_rounds_and_quarts_and_a_night_counts_a_day(
+    client, table, gm, player, forced_dice
+):
+    campaign, ada, bram = table.campaign, table.ada, table.bram
+    sequelae = [
+        {"kind": "physical", "code": "bruise", "duration": "2 rounds"},
+        {"kind": "physical", "code": "sprain", "duration": "3 quarts"},
+        {"kind": "physical", "code": "bleeding", "duration": "2 days", "lethal": True},
+        {"kind": "mental", "code": "white_hair", "duration": "permanent"},
+    ]
+    new_session(client, campaign, gm)
+    for character in (ada, bram):
+        gm_patch(
+            client,
+            gm,
+            character,
+            {"sequelae": sequelae, "powers": ["barrier"], "pp": 1, "pp_max": 1},
+        )
+        cast = body(
+            "power",
+            character_id=character["id"],
+            power="barrier",
+            pp=1,
+            targets=[character["id"]],
+        )
+        rolled(client, campaign, gm, cast)
+    # A scene without a night: the powers' effects, the rounds and the quarts end.
+    new_scene(client, campaign, gm)
+    for character in (ada, bram):  # each sheet, though their changes interleave in the entry
+        sheet = sheet_of(client, gm, character)
+        assert sheet["active_effects"] == []
+        assert [(s["code"], s["duration"]) for s in sheet["sequelae"]] == [
+            ("bleeding", "2 days"),
+            ("white_hair", "permanent"),
+        ]
+    # Each night the GM's clock passes counts a day.
+    new_scene(client, campaign, gm, night=True)
+    assert sheet_of(client, gm, ada)["sequelae"][0]["duration"] == "1 days"
+    new_session(client, campaign, gm, night=True)
+    assert [s["code"] for s in sheet_of(client, gm, ada)["sequelae"]] == ["white_hair"]
+    # The GM ends one early.
+    ended = rolled(client, campaign, gm, body("end_sequela", character_id=ada["id"], sequela=0))
+    assert ended["result"] == {"ended": "white_hair"}
+    assert sheet_of(client, player, ada)["sequelae"] == []
+    with unchanged(client, gm, campaign, ada):
+        again = post_roll(
+            client, campaign, gm, body("end_sequela", character_id=ada["id"], sequela=0)
+        )
+        assert_refused(again, "FAB-50")
+        mine = post_roll(
+            client, campaign, player, body("end_sequela", character_id=bram["id"], sequela=0)
+        )
+        assert_problem(mine, 403)
+
+
+def test_FAB23_corrected_a_broken_holder_holds_no_one(client, table, gm, player):
+    campaign, ada, thug = table.campaign, table.ada, table.thug
+    gm_patch(client, gm, ada, {"grappled_by": thug["id"]})
+    gm_patch(client, gm, thug, BROKEN)
+    freed = rolled(client, campaign, player, body("break_free", character_id=ada["id"]))
+    assert freed["draws"] == [] and freed["result"]["freed"] is True
+    # Why is the GM's to read: it tells the NPC's state (FAIR-18).
+    assert "is Broken" in get_entry(client, campaign, gm, freed["seq"])["result"]["hold_lost"]
+    assert "is Broken" not in str(freed["result"])
+    assert sheet_of(client, player, ada)["grappled_by"] is None
+
+
+def test_FAIR18_what_lands_on_an_npc_is_the_gms_to_read(client, table, gm, player, forced_dice):
+    campaign, thug = table.campaign, table.thug
+    forced_dice.push(6, 2, 2)  # a fire of three dice: one damage
+    fire = body("danger", character_id=thug["id"], danger="fire", states="pending")
+    burnt = rolled(client, campaign, gm, fire)
+    settled = rolled(client, campaign, gm, body("state_choice", follows=burnt["seq"]))
+    assert settled["result"]["state"] == "epuise"
+    seen = get_entry(client, campaign, player, settled["seq"])
+    assert "epuise" not in str(seen["result"]) and "Épuisé" not in seen["summary"]
+    assert seen["outcome"]["code"] == "settled"
+
+
+def test_FAB101_corrected_a_failed_light_dark_changes_nothing(
+    client, table, gm, player, forced_dice
+):
+    campaign, ada, thug = table.campaign, table.ada, table.thug
+    gm_patch(client, gm, ada, {"powers": ["light_dark"], "pp": 1, "pp_max": 1})
+    forced_dice.push(2, 2, 2, 3)  # no six: the shadow does not fall
+    cast = body("power", character_id=ada["id"], power="light_dark", pp=1, targets=[thug["id"]])
+    entry = rolled(client, campaign, player, cast)
+    assert entry["result"]["roll"]["outcome"] == "failure" and "malus" not in entry["result"]
+    assert sheet_of(client, gm, thug)["active_effects"] == []
+    assert fields(entry, ada) == {"pp": (1, 0, "FAB-100"), "stress": (0, 1, "FAB-100")}
+
+
+def test_FAB14_corrected_an_impossible_power_spends_nothing(client, table, gm, player):
+    campaign, ada, thug = table.campaign, table.ada, table.thug
+    gm_patch(
+        client, gm, ada, {"powers": ["bolt"], "pp": 1, "pp_max": 1, "attributes": {"intellect": 0}}
+    )
+    cast = body("power", character_id=ada["id"], power="bolt", pp=1, targets=[thug["id"]])
+    before = sheet_of(client, gm, ada)
+    refused = post_roll(client, campaign, player, cast)
+    assert_refused(refused, "FAB-14")
+    assert sheet_of(client, gm, ada) == before

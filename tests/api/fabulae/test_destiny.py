@@ -171,7 +171,10 @@ def test_FAB_32_pending_price_is_settled_by_a_state_choice(
     assert choice["follows"] == push["seq"] and choice["draws"] == []
     assert choice["result"]["state"] == "apeure"
     assert choice["result"]["settles"] == {"rule": "FAB-32", "choice": "any"}
-    assert choice["effects"] == [effect(table.ada, "states", [], ["apeure"], "FAB-32")]
+    assert choice["effects"] == [
+        effect(table.ada, "states", [], ["apeure"], "FAB-32"),
+        effect(table.ada, "states_pending", 1, 0, "FAB-34"),  # one state less waiting
+    ]
     assert sheet_of(client, gm, table.ada)["states"] == ["apeure"]
     with unchanged(client, gm, campaign, table.ada):
         response = follow(
@@ -274,7 +277,10 @@ def test_FAB_34_absorb_a_pending_state(client, table, gm, player, forced_dice):
     absorb = followed(client, table.campaign, player, "fabulae.absorb", push["seq"])
     assert absorb["follows"] == push["seq"] and absorb["draws"] == []
     assert absorb["result"] == {"absorbed": {"rule": "FAB-32", "choice": "any"}}
-    assert absorb["effects"] == [effect(table.ada, "destiny", 2, 1, "FAB-34")]
+    assert absorb["effects"] == [
+        effect(table.ada, "destiny", 2, 1, "FAB-34"),
+        effect(table.ada, "states_pending", 1, 0, "FAB-34"),
+    ]
     sheet = sheet_of(client, gm, table.ada)
     assert sheet["states"] == [] and sheet["destiny"] == 1
     with unchanged(client, gm, table.campaign, table.ada):

@@ -41,8 +41,11 @@ def test_FAB31_corrected_a_missed_attack_pushed_by_its_attacker_lands(
     assert pushed["character_id"] == ada["id"] and pushed["draws"] == [
         {"sides": 6, "face": face} for face in (6, 6, 2, 2, 2)
     ]
-    assert pushed["result"]["dice"] == [6, 6, 6, 2, 2, 2]
-    assert pushed["result"]["rerolled_from"]["dice"] == [6, 3, 3, 3, 3, 3]
+    # The push reads as the opposition it replays (FAB-36): its winner, its net.
+    assert pushed["result"]["active"]["dice"] == [6, 6, 6, 2, 2, 2]
+    assert pushed["result"]["active"]["rerolled_from"]["dice"] == [6, 3, 3, 3, 3, 3]
+    assert (pushed["result"]["winner"], pushed["result"]["net"]) == ("active", 2)
+    assert pushed["outcome"]["code"] == "hit" and pushed["summary"].endswith("Hit")
     (hit,) = pushed["result"]["defend"]["attack"]["attacks"]
     assert hit["roll"]["passive"]["dice"] == [6, 2, 2, 2, 2]  # FAB-37: the parry stays
     assert (hit["hit"], hit["damage"], hit["through"]) == (True, 3, 3)
@@ -69,6 +72,7 @@ def test_FAB31_corrected_a_pushed_death_test_undoes_the_death(
     forced_dice.push(6, 2, 2, 2)  # the 1 stays; a six among the four rerolled
     pushed = rolled(client, campaign, player, push(died["seq"], state="enerve"))
     assert pushed["result"]["death_test"]["survived"] is True
+    assert (pushed["result"]["sixes"], pushed["result"]["label"]) == (1, "Succès")
     # FAB-32: the 1 that stayed costs a state, named in the push.
     assert pushed["result"]["state_price"] == {"rule": "FAB-32", "state": "enerve"}
     assert fields(pushed, ada) == {
@@ -88,6 +92,7 @@ def test_FAB31_corrected_a_pushed_break_free_frees(client, table, gm, player, fo
     forced_dice.push(6, 2, 2, 2)
     pushed = rolled(client, campaign, player, push(held["seq"]))
     assert pushed["result"]["break_free"]["freed"] is True
+    assert pushed["outcome"]["code"] == "freed"
     assert fields(pushed, ada)["grappled_by"] == (thug["id"], None, "FAB-63")
     assert_verified(client, campaign, gm)
 
@@ -113,3 +118,16 @@ def test_FAB31_corrected_a_push_comes_before_anything_changes_what_the_roll_deci
     with unchanged(client, gm, campaign, ada, thug):
         late = post_roll(client, campaign, player, push(hit["seq"]))
         assert "changed since the roll" in assert_refused(late, "FAB-31")["detail"]
+
+
+def test_FAB31_FAB52_corrected_a_pushed_stabilisation(client, table, gm, player, forced_dice):
+    campaign, ada, bram = table.campaign, table.ada, table.bram
+    gm_patch(client, gm, bram, {"sequelae": [lethal("bleeding", "quart")]})
+    stabilize = body("stabilize", healer_id=ada["id"], character_id=bram["id"], sequela=0)
+    forced_dice.push(2, 2, 2, 2, 2)  # Empathie 3 + Soin 2: no six
+    failed = rolled(client, campaign, player, stabilize)
+    assert failed["result"]["outcome"] == "failure" and "stabilised" not in failed["result"]
+    forced_dice.push(6, 2, 2, 2, 2)
+    pushed = rolled(client, campaign, player, push(failed["seq"]))
+    assert pushed["result"]["stabilize"]["stabilised"] is True
+    assert sheet_of(client, gm, bram)["sequelae"][0]["stabilised"] is True

@@ -77,7 +77,8 @@ def test_worked_combat_revolver_at_medium_range_through_coat_and_door(
     ]
     assert shot["result"]["ammo"] == {"spent": 1, "left": 5}
     assert fields(shot, ada) == {
-        "armor": ({"id": "leather_coat", "value": 1}, {"id": "leather_coat", "value": 0}, "FAB-68")
+        "armor": ({"id": "leather_coat", "value": 1}, {"id": "leather_coat", "value": 0}, "FAB-68"),
+        "states_pending": (0, 1, "FAB-68"),  # FAB-34: shown on the character
     }
     assert fields(shot, thug)["weapons"][1][0] == {"id": "revolver", "ammo": 5}
     sheet = sheet_of(client, player, ada)
@@ -128,7 +129,10 @@ def test_worked_combat_variant_the_player_absorbs_the_state(client, table, gm, p
     forced_dice.push(6, 2, 2, 2, 2, 2, 6, 2, 2, 2, 2)
     shot = rolled(client, campaign, gm, shot_at_ada(table))
     absorbed = rolled(client, campaign, player, body("absorb", follows=shot["seq"]))
-    assert absorbed["effects"] == [effect(ada, "destiny", 3, 2, "FAB-34")]
+    assert absorbed["effects"] == [
+        effect(ada, "destiny", 3, 2, "FAB-34"),
+        effect(ada, "states_pending", 1, 0, "FAB-34"),
+    ]
     assert sheet_of(client, player, ada)["states"] == []
     assert sheet_of(client, gm, thug)["destiny"] == 3
 
@@ -249,7 +253,10 @@ def test_FAB34_absorbing_a_danger_threat_costs_one_destiny(client, table, gm, pl
     forced_dice.push(6, 2, 2)
     fire = rolled(client, campaign, gm, body("danger", character_id=ada["id"], danger="fire"))
     absorbed = rolled(client, campaign, player, body("absorb", follows=fire["seq"]))
-    assert absorbed["effects"] == [effect(ada, "destiny", 3, 2, "FAB-34")]
+    assert absorbed["effects"] == [
+        effect(ada, "destiny", 3, 2, "FAB-34"),
+        effect(ada, "states_pending", 1, 0, "FAB-34"),
+    ]
     assert sheet_of(client, player, ada)["states"] == []
     with unchanged(client, gm, campaign, ada):
         assert_refused(

@@ -12,7 +12,7 @@ the scripted dice were drawn. Expected values are written here from the rules' t
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from itertools import product
 from typing import Any
@@ -77,6 +77,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "fabulae.street_rat": {"follows": FOLLOWS, "die": 0},
     "fabulae.panic": {"character_id": PC},
     "fabulae.death_test": {"character_id": PC, "sequela": 0},
+    "fabulae.end_binding": {"character_id": PC, "code": "frozen"},
     "jdr.talisman": {"follows": FOLLOWS, "words": "Seigneur, garde-moi de cette bête."},
     "jdr.talisman_ruling": {"follows": FOLLOWS, "sincere": True},
     "jdr.effleurement": {"follows": FOLLOWS, "mark": "Un mot dans une langue inconnue"},
@@ -87,7 +88,12 @@ BODIES: dict[str, dict[str, Any]] = {
 }
 
 
-def fighter(character_id: str, name: str, spent: Mapping[str, int] | None = None) -> Combatant:
+def fighter(
+    character_id: str,
+    name: str,
+    spent: Mapping[str, int] | None = None,
+    conditions: Sequence[Condition] = (),
+) -> Combatant:
     """A combatant as the encounter keeps one."""
     return Combatant(
         character_id=character_id,
@@ -99,7 +105,7 @@ def fighter(character_id: str, name: str, spent: Mapping[str, int] | None = None
         active=True,
         initiative=None,
         spent=dict(spent or {}),
-        conditions=[],
+        conditions=list(conditions),
     )
 
 
@@ -131,8 +137,9 @@ def prepare(
 
 def fabulae_cost(kind: str, body: Mapping[str, Any], sheet: Mapping[str, Any]) -> dict[str, int]:
     """FAB-60: what the action takes from its actor's round, as the encounter charges it:
-    the kind's `cost` (a kind without one takes nothing)."""
-    actor = fighter(PC, "Ada")
+    the kind's `cost` (a kind without one takes nothing). Ending a binding needs one."""
+    bound = [Condition(code="frozen", rule="FAB-44")] if kind == "fabulae.end_binding" else []
+    actor = fighter(PC, "Ada", conditions=bound)
     typed = prepare(kind, body, actor, sheet=sheet)
     charged = {key: int(actor.spent[key]) for key in COST_KEYS}
     declared = KINDS[kind].cost

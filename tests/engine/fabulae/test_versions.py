@@ -295,3 +295,17 @@ def test_FAB23_a_broken_attacker_attacked_before_version_2() -> None:
     old = replayed("fabulae.attack", request, dice([2, 2]), V1)  # 3 + 2 − 1 − 2 states
     assert old.result["attacks"][0]["hit"] is False
     assert "is Broken" in refused_by_v2("fabulae.attack", request, "FAB-23")
+
+
+def test_FAB50_the_sequela_takes_the_feats_of_the_breaking_hit_from_version_2() -> None:
+    shooter = combat_sheet(skills={"tir": 2}, weapons=[{"id": "repeating_rifle"}])
+    target = combat_sheet(states=["epuise"])  # two boxes free
+    request = attack_req(shooter, target, "ranged", "repeating_rifle", burst=2, burst_fire=True)
+    shots = [*d(12, 2), *d(6, 6, 6, 2, 2, 2), *d(6, 6, 2, 2, 2, 2)]  # 3 then 2 damage
+    sprain = d(6, 3, 3, 2)  # 2D6 = 6, then the quarts
+    old = replayed("fabulae.attack", request, ReplayDice([*shots, *sprain * 3]), V1)
+    new = replayed("fabulae.attack", request, ReplayDice([*shots, *sprain]), V2)
+    old_sequelae = [s["sequela"] for s in old.result["states_checked"] if "sequela" in s]
+    new_sequelae = [s["sequela"] for s in new.result["states_checked"] if "sequela" in s]
+    assert [s["modifier"] for s in old_sequelae] == [1, 1, 1]  # the rifle +1, the last hit's 0
+    assert [s["modifier"] for s in new_sequelae] == [2]  # the rifle +1, the first hit's 1

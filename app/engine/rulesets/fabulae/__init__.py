@@ -6,7 +6,7 @@ from app.engine.contract import Ruleset, System
 from app.engine.rulesets.fabulae.action import ACTION, OPPOSED
 from app.engine.rulesets.fabulae.aiming import AIM
 from app.engine.rulesets.fabulae.clock import recharges
-from app.engine.rulesets.fabulae.combat import INITIATIVE
+from app.engine.rulesets.fabulae.combat import END_BINDING, INITIATIVE
 from app.engine.rulesets.fabulae.damage import ATTACK
 from app.engine.rulesets.fabulae.dangers import DANGER
 from app.engine.rulesets.fabulae.defense import DEFEND
@@ -66,6 +66,7 @@ RULESET = Ruleset(
         SECOND_WIND,
         END_EFFECT,
         END_SEQUELA,
+        END_BINDING,
         ROUND,
         RELOAD,
         AIM,

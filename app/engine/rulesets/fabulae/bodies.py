@@ -392,3 +392,12 @@ class FabulaeAimCreate(RollBase):
 
     kind: Literal["fabulae.aim"]
     character_id: uuid.UUID
+
+
+class FabulaeEndBindingCreate(RollBase):
+    """FAB-44: the GM ends a panic result that binds a combatant (tremors, flight,
+    catatonia… last until then, or until the encounter ends)."""
+
+    kind: Literal["fabulae.end_binding"]
+    character_id: uuid.UUID
+    code: Literal["tremors", "flee", "catatonia", "take_cover", "berserk", "frozen", "scream"]

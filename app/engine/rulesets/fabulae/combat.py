@@ -14,18 +14,22 @@ from app.engine.contract import (
     Condition,
     Language,
     Model,
+    Prepared,
     Resolution,
     RollKind,
     RulesVersion,
+    Table,
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import refusal
 from app.engine.rulesets.fabulae.bodies import (
     FabulaeActionCreate,
     FabulaeAttackCreate,
+    FabulaeEndBindingCreate,
     FabulaeReloadCreate,
 )
-from app.engine.rulesets.fabulae.pools import FabulaeClock
+from app.engine.rulesets.fabulae.labels import text
+from app.engine.rulesets.fabulae.pools import SYSTEM, FabulaeClock
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 from app.engine.rulesets.fabulae.tables import WEAPONS
 
@@ -195,6 +199,57 @@ def panic_condition(code: str, *, during_own_turn: bool = False) -> Condition | 
         condition.skip_turns = binding.skip_turns
         condition.armed = not during_own_turn
     return condition
+
+
+class FabulaeEndBindingRequest(FabulaeClock):
+    character: FabulaeCharacter
+    code: str
+
+
+class FabulaeEndBindingResult(Model):
+    ended: str
+
+
+def prepare_end_binding(
+    body: FabulaeEndBindingCreate, table: Table
+) -> Prepared[FabulaeEndBindingRequest]:
+    character = table.character(str(body.character_id), FabulaeCharacter)
+    request = FabulaeEndBindingRequest(
+        system=SYSTEM, session=table.session, scene=table.scene, character=character, code=body.code
+    )
+    return Prepared(request, character_id=character.id, visibility=body.visibility)
+
+
+def resolve_end_binding(
+    request: FabulaeEndBindingRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeEndBindingResult]:
+    """FAB-44: a binding the rulebook gives no duration ends when the GM says so; the
+    encounter lifts it (its check refuses one the combatant does not carry)."""
+    return Resolution(FabulaeEndBindingResult(ended=request.code))
+
+
+def end_binding_summary(
+    request: FabulaeEndBindingRequest, result: FabulaeEndBindingResult, language: Language
+) -> str:
+    word = "fin de" if language == "fr" else "end of"
+    return f"{request.character.name} — {word} {text('panic', result.ended, language)}"
+
+
+END_BINDING: RollKind[
+    FabulaeEndBindingCreate, FabulaeEndBindingRequest, FabulaeEndBindingResult
+] = RollKind(
+    name="fabulae.end_binding",
+    title="Panic binding ended",
+    body=FabulaeEndBindingCreate,
+    request=FabulaeEndBindingRequest,
+    result=FabulaeEndBindingResult,
+    prepare=prepare_end_binding,
+    resolve=resolve_end_binding,
+    summary=end_binding_summary,
+    is_roll=False,
+    reaction=True,
+    gm_only="end a panic's binding",
+)
 
 
 def habilete_malus(conditions: Sequence[Condition]) -> int:

@@ -42,7 +42,13 @@ from app.engine.rulesets.fabulae.pools import (
 )
 from app.engine.rulesets.fabulae.sequelae import FabulaeSequelaContext
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter, FabulaeSheet, WeaponCarried
-from app.engine.rulesets.fabulae.states import FabulaeThreatened, StatesChoice, settle_now, threats
+from app.engine.rulesets.fabulae.states import (
+    FabulaeThreatened,
+    StatesChoice,
+    settle_now,
+    threats,
+    track_of,
+)
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC, aftermath, panicked
 from app.engine.rulesets.fabulae.tables import WEAPONS, Cover, Defense, TalentId, Weapon
 from app.engine.rulesets.fabulae.waits import FabulaeAwaiting, asking, waits_for
@@ -444,6 +450,11 @@ def resolve_attack(
     attacks = []
     hits_through = 0
     last_feats = 0
+    # FAB-50 (corrected): the sequela takes the Prouesses of the hit that broke the target.
+    free = len(
+        [box for box in track_of(victim.sheet, "physical") if box not in victim.sheet.states]
+    )
+    breaking_feats: int | None = None
     for _ in range(burst):
         side, _unused = action_roll(attacker, roll, request.session, dice)
         if defense == "none":
@@ -468,9 +479,13 @@ def resolve_attack(
                 roll=opposed, hit=True, damage=damage, protection=protection, through=through
             )
         )
+        if breaking_feats is None and through > 0 and hits_through + through > free:
+            breaking_feats = opposed.feats
         hits_through += through
         last_feats = opposed.feats
     result.attacks = attacks
+    if version >= CORRECTED and breaking_feats is not None:
+        last_feats = breaking_feats
     context = FabulaeSequelaContext(
         weapon_mod=weapon.sequela_mod,
         feats=last_feats,

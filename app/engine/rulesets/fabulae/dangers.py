@@ -38,7 +38,13 @@ from app.engine.rulesets.fabulae.sequelae import no_context
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 from app.engine.rulesets.fabulae.states import FabulaeThreatened, StatesChoice, settle_now, threats
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC, aftermath, panicked, stress_gain
-from app.engine.rulesets.fabulae.tables import CORRECTED_DANGERS, Danger, Deprivation, Track
+from app.engine.rulesets.fabulae.tables import (
+    CORRECTED_DANGERS,
+    DEPRIVATION_BLOCKS,
+    Danger,
+    Deprivation,
+    Track,
+)
 
 DANGERS: Final = frozenset({"fire", "explosion", "drowning", "poison", "disease", "cold"})
 # FAB-73 (corrected) « Faim & Sommeil »: what a deprivation blocks until the GM lifts it.
@@ -216,6 +222,7 @@ def corrected_danger(
     else:  # hunger, sleep
         deprivation: Deprivation = "hunger" if danger == "hunger" else "sleep"
         damage = 0
+        track = DEPRIVATION_BLOCKS[deprivation]  # the track it keeps from healing
         if deprivation == "hunger":
             if request.damage > 1:
                 raise invalid(

@@ -26,11 +26,13 @@ from app.engine.rulesets.fabulae.bodies import (
     FabulaeActionCreate,
     FabulaeAttackCreate,
     FabulaeDefendCreate,
+    FabulaeEndBindingCreate,
     FabulaeGrappleCreate,
     FabulaeModifierBody,
     FabulaeRoundCreate,
 )
 from app.engine.rulesets.fabulae.combat import (
+    PANIC_CONDITIONS,
     FabulaeInitiativeCombatant,
     FabulaeInitiativeRequest,
     FabulaeInitiativeResult,
@@ -61,6 +63,25 @@ class FabulaeCondition(Model):
     dead: bool | None = None
     armor: dict[str, JsonValue] | None = None
     grappled_by: str | None = None
+
+
+def paralysed(combatant: Combatant) -> bool:
+    """FAB-44: frozen, screaming or catatonic, it does not parry or dodge (FAB-62)."""
+    return any(
+        (binding := PANIC_CONDITIONS.get(c.code)) is not None
+        and (binding.no_action or binding.skip_turns is not None)
+        for c in combatant.conditions
+    )
+
+
+def bound(combatants: Sequence[Combatant], character_id: str, code: str) -> None:
+    """FAB-44: refuse to end a binding the combatant does not carry."""
+    for combatant in combatants:
+        if combatant.character_id == character_id:
+            if not any(c.code == code for c in combatant.conditions):
+                raise refusal("FAB-44", f"{combatant.name} is not bound by {code}")
+            return
+    raise refusal("FAB-44", f"character {character_id} is not fighting in this encounter")
 
 
 class FabulaeCombat:
@@ -121,6 +142,8 @@ class FabulaeCombat:
     def prepare_action(self, action: CombatAction) -> BaseModel:
         """FAB-60's budget, FAB-62's defense, FAB-44's tremors, FAB-75's combat."""
         body, actor = action.body, action.actor
+        if isinstance(body, FabulaeEndBindingCreate):
+            bound(action.combatants, str(body.character_id), body.code)
         kind = action.kind
         cost = kind.cost(body, action.sheet) if kind.cost is not None else ActionCost()
         if not action.override:
@@ -135,7 +158,7 @@ class FabulaeCombat:
         elif isinstance(body, FabulaeDefendCreate):
             defender_id = str(body.character_id)
         defender = next((c for c in action.combatants if c.character_id == defender_id), None)
-        if defender is not None and not has_fast_action(defender.spent):
+        if defender is not None and (not has_fast_action(defender.spent) or paralysed(defender)):
             body = body.model_copy(update={"defense": "none"})
         body = self.aim(body, actor)
         malus = habilete_malus(actor.conditions)
@@ -175,6 +198,12 @@ class FabulaeCombat:
             for combatant in action.combatants:
                 if parried is not None and combatant.character_id == parried[0]:
                     combatant.spent["fast"] = int(combatant.spent.get("fast", 0)) + 1
+            if entry.kind == "fabulae.end_binding":
+                for combatant in action.combatants:
+                    if combatant.character_id == entry.character_id:
+                        code = entry.result.get("ended")
+                        combatant.conditions = [c for c in combatant.conditions if c.code != code]
+                continue
             if entry.kind != "fabulae.panic" or entry.character_id is None:
                 continue
             condition = panic_condition(
@@ -192,8 +221,14 @@ class FabulaeCombat:
     def after_turn(self, combatant: Combatant) -> None:
         combatant.conditions = pass_turn(combatant.conditions)
 
-    def sits_out(self, sheet: Mapping[str, JsonValue]) -> str | None:
-        """FAB-23/50/51 (corrected): the dead, the Broken and the unconscious lose their turns."""
+    def sits_out(self, combatant: Combatant, sheet: Mapping[str, JsonValue]) -> str | None:
+        """FAB-23/50/51 (corrected): the dead, the Broken and the unconscious lose their
+        turns; FAB-44: so do the frozen, the screaming and the catatonic."""
+        for condition in combatant.conditions:
+            binding = PANIC_CONDITIONS.get(condition.code)
+            armed = condition.armed is None or condition.armed
+            if binding is not None and (binding.no_action or (condition.skip_turns and armed)):
+                return f"{combatant.name} is {binding.why}"
         character = FabulaeCharacter.model_validate(
             {"id": "-", "name": "-", "kind": "npc", "sheet": sheet}
         )

@@ -17,7 +17,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, refusal
-from app.engine.rulesets.fabulae.acting import check_may_act
+from app.engine.rulesets.fabulae.acting import check_may_act, why_not
 from app.engine.rulesets.fabulae.bodies import (
     FabulaeBreakFreeCreate,
     FabulaeGrappleCreate,
@@ -79,6 +79,9 @@ class FabulaeGrappleResult(FabulaeHoldResult):
 
 class FabulaeBreakFreeResult(FabulaeHoldResult):
     freed: bool | None = None
+    hold_lost: str | None = Field(
+        default=None, description="FAB-23 (corrected): why the holder no longer holds"
+    )
 
 
 def pair(
@@ -112,7 +115,7 @@ def hold_summary(
     colon = " :" if language == "fr" else ":"
     if result.outcome == "impossible":
         return f"{name} — {what}{colon} {text('outcome', 'impossible', language)}"
-    if result.roll is None:
+    if result.roll is None and won is None:
         return f"{name} — {what}{colon} {text('result', 'awaiting_defense', language)}"
     return f"{name} — {what}{colon} {text('outcome', 'success' if won else 'failure', language)}"
 
@@ -263,6 +266,14 @@ def resolve_break_free(
     victim, holder = request.character, request.holder
     if victim.sheet.grappled_by != holder.id:
         raise refusal("FAB-63", f"{victim.name} is not held by {holder.name}")
+    down = why_not(holder, "fabulae.strangle") if version >= CORRECTED else None
+    if down is not None and down[0] != "FAB-63":
+        # FAB-23 (corrected): a holder who collapsed holds no one; nothing to roll against.
+        body = Body(victim)
+        body.sheet.grappled_by = None
+        return Resolution(
+            FabulaeBreakFreeResult(freed=True, hold_lost=down[1]), body.effects("FAB-63")
+        )
     side, _ = action_roll(victim, HOLD, request.session, dice)
     if side.outcome == "impossible":
         unopposed = FabulaeUnopposed(active=side)
@@ -309,6 +320,7 @@ BREAK_FREE: RollKind[FabulaeBreakFreeCreate, FabulaeBreakFreeRequest, FabulaeBre
             ("/pool", "/character"),
             ("/roll/active/pool", "/character"),
             ("/roll/passive/pool", "/holder"),
+            ("/hold_lost", "/holder"),
         ),
         cost=slow_action,
         title="Break free",

@@ -229,6 +229,7 @@ RESULTS: Final = {
     "narrated": Label("Left to the GM", "Laissé au MJ"),
     "awaiting_defense": Label("Awaiting the defense", "En attente de la défense"),
     "aiming": Label("Aiming", "Vise"),
+    "settled": Label("Settled", "Réglé"),
     "awaiting_passive": Label("Awaiting the other side", "En attente de l'autre camp"),
     "parried": Label("Parried", "Paré"),
 }

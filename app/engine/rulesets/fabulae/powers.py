@@ -39,6 +39,7 @@ from app.engine.rulesets.fabulae.pools import (
     FabulaeRollInputs,
     action_roll,
     opposition,
+    pool_of,
 )
 from app.engine.rulesets.fabulae.sequelae import no_context
 from app.engine.rulesets.fabulae.sheet import ActiveEffect, FabulaeCharacter
@@ -54,6 +55,8 @@ from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC, aftermath, panic_
 from app.engine.rulesets.fabulae.tables import POWERS
 
 CASTER_ROLL: Final = FabulaeRollInputs(attribute="intellect", skill="connaissance")
+# The powers whose effect hangs on the caster's roll (FAB-101).
+ROLLED: Final = frozenset({"bolt", "light_dark", "silence_noise", "drain"})
 # Least PP each power (or option) costs (FAB-101; 1 unless stated).
 MIN_COST: Final[dict[str, dict[str | None, int]]] = {
     "beast_command": {None: 1, "small": 1, "mastiff": 2, "massive": 3},
@@ -229,6 +232,8 @@ def apply_damage(casting: Casting) -> None:
                 else:
                     threat = FabulaePending(rule="FAB-102", state="meurtri", sequela=no_context())
                     hit.pending_states = [*(hit.pending_states or []), threat]
+                    if casting.version >= CORRECTED:
+                        body.sheet.states_pending += 1  # FAB-34: shown on the character
             hits[target_id] = hit
         elif power == "hazard_zone":
             hits[target_id] = casting.hurt(body, 2, armor=False)  # 2 net damage
@@ -256,6 +261,8 @@ def apply(casting: Casting) -> bool:
             casting.add_effect(body, attacks_against=-3, skills={"furtivite": 3})
     elif power in ("light_dark", "silence_noise"):
         roll = casting.caster_roll()
+        if casting.version >= CORRECTED and roll.outcome != "success":
+            return True  # FAB-42/FAB-101: a failed or panicked roll changes nothing
         malus = -4 if roll.outcome == "success" and roll.feats else -2
         sight = SIGHT_SKILLS if power == "light_dark" and casting.version >= CORRECTED else ()
         skills = dict.fromkeys(sight or ("observation",), malus)
@@ -367,6 +374,15 @@ def resolve_power(
         raise InvalidInput(f"{power} takes exactly one target")
     if power == "calm" and version >= CORRECTED and option not in (None, *CALMED):
         raise InvalidInput("calm takes an option: apeure or demoralise (the worse by default)")
+    pool = pool_of(caster, CASTER_ROLL, request.session)
+    if version >= CORRECTED and power in ROLLED and pool.pool <= 0:
+        # FAB-14: an impossible activation draws no die and spends nothing.
+        impossible = FabulaeDice(pool=pool, outcome="impossible", dice=[], stress_dice=[])
+        return Resolution(
+            FabulaePowerResult(
+                power=power, option=option, pp=pp, stress_gained=0, applied=False, roll=impossible
+            )
+        )
     casting = Casting(request, dice, version)
     casting.caster.sheet.pp = sheet.pp - pp
     casting.caster.sheet.stress = sheet.stress + pp  # FAB-100: +1 stress per PP
@@ -403,7 +419,10 @@ def after_power(
     for target_id, hit in (result.targets or {}).items():
         if panicked(hit.save):
             who.append(target_id)
-    return aftermath(who, prepared.visibility, first=horror)
+    pool = None
+    if isinstance(roll, FabulaeDice) and roll.outcome == "impossible" and roll.pool is not None:
+        pool = roll.pool.pool
+    return aftermath(who, prepared.visibility, first=horror, impossible_pool=pool, seq=seq)
 
 
 def power_summary(

@@ -51,14 +51,15 @@ from app.engine.rulesets.fabulae.powers import FabulaePowerResult
 from app.engine.rulesets.fabulae.pushed import (
     NPC_VALUES,
     PUSHABLE,
+    opposition_of,
     push_again,
     replay,
     roller_id,
     touched,
 )
 from app.engine.rulesets.fabulae.recovery import FabulaeRecoverResult
-from app.engine.rulesets.fabulae.sequelae import FabulaeDeathTestResult
-from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
+from app.engine.rulesets.fabulae.sequelae import FabulaeDeathTestResult, FabulaeStabilizeResult
+from app.engine.rulesets.fabulae.sheet import FabulaeCharacter, FabulaeSheet
 from app.engine.rulesets.fabulae.states import (
     SETTLING_KINDS,
     FabulaeFollowUp,
@@ -209,6 +210,7 @@ class FabulaePushResult(Model):
     recover: FabulaeRecoverResult | None = None
     power: FabulaePowerResult | None = None
     danger: FabulaeDangerResult | None = None
+    stabilize: FabulaeStabilizeResult | None = None
 
 
 def current_roll(request: FabulaePushRequest) -> tuple[_RollView, int]:
@@ -313,7 +315,7 @@ def resolve_push(
     else:
         fields = {**pushed.model_dump(exclude_unset=True), "passive": False}
     result = FabulaePushResult(**fields, push=pushes + 1)
-    effects = paid(request, result)
+    effects = paid(request, result, version)
     if action.kind == "fabulae.stress_resist":
         effects += stress_resisted(character, current.stress_lowered, result)
     return Resolution(result, effects)
@@ -338,9 +340,12 @@ def check_price(request: FabulaePushRequest) -> None:
         )
 
 
-def paid(request: FabulaePushRequest, result: FabulaePushResult) -> list[Effect]:
+def paid(
+    request: FabulaePushRequest, result: FabulaePushResult, version: RulesVersion
+) -> list[Effect]:
     """FAB-31: 1 Destiny; FAB-32: a 1 anywhere in the final set costs a state of the
-    player's choice, or one more Destiny that absorbs it (FAB-34)."""
+    player's choice, or one more Destiny that absorbs it (FAB-34); left to choose, it is
+    pending on the character (from the corrections on)."""
     character, absorb, state = request.character, request.absorb, request.state
     cost = 1
     effects: list[Effect] = []
@@ -356,6 +361,11 @@ def paid(request: FabulaePushRequest, result: FabulaePushResult) -> list[Effect]
             result.state_price = FabulaeStatePrice(rule="FAB-32", state=state)
         else:
             result.pending_states = [FabulaePending(rule="FAB-32", choice="any")]
+            waiting = character.sheet.states_pending
+            if version >= CORRECTED:
+                effects.append(
+                    effect(character.id, "states_pending", waiting, waiting + 1, "FAB-32")
+                )
     destiny = character.sheet.destiny
     effects.insert(0, effect(character.id, "destiny", destiny, destiny - cost, "FAB-31"))
     return effects
@@ -378,22 +388,30 @@ def push_replayed(
     first = replay(action.kind, action.request, action.draws or [], now, version)
     check_price(request)
     pushed = push_again(first, now, dice, version)
-    side = pushed.side
-    result = FabulaePushResult(
-        pool=side.pool,
-        dice=side.dice,
-        stress_dice=side.stress_dice,
-        sixes=side.sixes,
-        feats=side.feats,
-        panic=side.panic,
-        outcome=side.outcome,
-        label=side.label,
-        rerolled_from=FabulaeRerolledFrom(dice=first.side.dice, stress_dice=first.side.stress_dice),
-        passive=False,
-        push=1,
+    side = pushed.side.model_copy(
+        update={
+            "rerolled_from": FabulaeRerolledFrom(
+                dice=first.side.dice, stress_dice=first.side.stress_dice
+            )
+        }
     )
+    opposed = opposition_of(pushed.result)
+    if opposed is not None:
+        # FAB-37: against the other side's dice, kept; the winner says how it went.
+        fields = opposed.model_copy(update={"active": side}).model_dump(exclude_unset=True)
+    else:
+        fields = {**side.model_dump(exclude_unset=True), "passive": False}
+    result = FabulaePushResult(**fields, push=1)
     setattr(result, pushed.field, pushed.result)
-    return Resolution(result, [*paid(request, result), *pushed.changes])
+    # The price is paid on the sheet as the replayed roll leaves it (a danger's save pushed
+    # by its own target changes both), so each change follows the one before.
+    sheet = request.character.sheet.model_dump(mode="json")
+    for change in pushed.changes:
+        if change.character_id == request.character.id:
+            sheet[change.field] = change.after
+    payer = request.character.model_copy(update={"sheet": FabulaeSheet.model_validate(sheet)})
+    price = paid(request.model_copy(update={"character": payer}), result, version)
+    return Resolution(result, [*pushed.changes, *price])
 
 
 def stress_resisted(
@@ -419,16 +437,29 @@ def after_push(
 
 
 def push_summary(request: FabulaePushRequest, result: FabulaePushResult, language: Language) -> str:
-    """« Ada — Poussée : 6 6 1 → Succès »."""
+    """« Ada — Poussée : 6 6 1 → Succès », or how the pushed roll's consequences went
+    (« → Touché », « → Toujours agrippé »)."""
     what = "Poussée" if language == "fr" else "Push"
     colon = " :" if language == "fr" else ":"
     side = result.active or FabulaeDice(
         dice=result.dice or [], stress_dice=result.stress_dice or [], outcome=result.outcome
     )
+    outcome = push_outcome(result)
     return (
         f"{request.character.name} — {what}{colon} {dice_text(side)} → "
-        f"{text('outcome', result.outcome, language)}"
+        f"{text(outcome.group, outcome.code, language)}"
     )
+
+
+def push_outcome(result: FabulaePushResult) -> Outcome:
+    """The roll's outcome; for a roll with consequences, its kind's (a hit, still held)."""
+    for pushable in PUSHABLE.values():
+        replayed = getattr(result, pushable.field, None)
+        if replayed is not None and pushable.kind.outcome is not None:
+            found: Outcome | None = pushable.kind.outcome(replayed)
+            if found is not None:
+                return found
+    return Outcome("outcome", result.outcome)
 
 
 PUSH: RollKind[FabulaePushCreate, FabulaePushRequest, FabulaePushResult] = RollKind(
@@ -449,7 +480,7 @@ PUSH: RollKind[FabulaePushCreate, FabulaePushRequest, FabulaePushResult] = RollK
     reaction=True,
     after=after_push,
     triggers=SETS_OFF_PANIC,
-    outcome=lambda result: Outcome("outcome", result.outcome),
+    outcome=push_outcome,
 )
 
 

@@ -23,10 +23,10 @@ from app.engine.rulesets.fabulae.grappling import (
     BREAK_FREE,
     GRAPPLE,
 )
-from app.engine.rulesets.fabulae.pools import FabulaeDice, FabulaeOpposition
+from app.engine.rulesets.fabulae.pools import FabulaeDice, FabulaeOpposition, read_dice
 from app.engine.rulesets.fabulae.powers import POWER
 from app.engine.rulesets.fabulae.recovery import RECOVER
-from app.engine.rulesets.fabulae.sequelae import DEATH_TEST
+from app.engine.rulesets.fabulae.sequelae import DEATH_TEST, STABILIZE
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 
 
@@ -74,12 +74,22 @@ def _flat(result: Any) -> FabulaeDice | None:
     """A result that is the roll itself (a death test, care, a Résistance roll)."""
     if result.outcome is None or not result.dice:
         return None
-    return FabulaeDice(
-        pool=result.pool,
-        dice=result.dice,
-        stress_dice=result.stress_dice or [],
-        outcome=result.outcome,
-    )
+    read = read_dice(result.dice, result.stress_dice or [])
+    return FabulaeDice(pool=result.pool, **read.model_dump(exclude_unset=True))
+
+
+def opposition_of(result: Any) -> FabulaeOpposition | None:
+    """The opposition a pushed roll is part of, if any (FAB-36/37): its winner, not the
+    roller's sixes alone, says how the push went."""
+    rolls = [getattr(result, "roll", None)]
+    rolls += [attack.roll for attack in getattr(result, "attacks", None) or []]
+    for found in rolls:
+        if isinstance(found, FabulaeOpposition):
+            return found
+    for nested in (getattr(result, "attack", None), getattr(result, "grapple", None)):
+        if nested is not None:
+            return opposition_of(nested)
+    return None
 
 
 def _attack_side(result: FabulaeAttackResult) -> FabulaeDice | None:
@@ -150,6 +160,9 @@ PUSHABLE: Final[dict[str, Pushable]] = {
         ),
         Pushable(DEATH_TEST, lambda r: r.character, _flat, lambda r: [r.character], "death_test"),
         Pushable(
+            STABILIZE, lambda r: r.healer, _flat, lambda r: [r.healer, r.patient], "stabilize"
+        ),
+        Pushable(
             RECOVER,
             lambda r: r.healer if r.mode == "care" and r.healer is not None else r.patient,
             _flat,
@@ -172,10 +185,12 @@ PUSHABLE: Final[dict[str, Pushable]] = {
         ),
     )
 }
-# FAIR-18: the values a replayed result shows from an NPC's sheet, where the push keeps it;
-# any NPC among the sheets the push reads (`now`) commits them.
+# FAIR-18: the values a replayed result shows from an NPC's sheet, where the push keeps the
+# result, each read from the character the replayed request names (under /action/request).
 NPC_VALUES: Final = tuple(
-    (f"/{p.field}{value}", "/now/*") for p in PUSHABLE.values() for value, _ in p.kind.npc_values
+    (f"/{p.field}{value}", f"/action/request{character}")
+    for p in PUSHABLE.values()
+    for value, character in p.kind.npc_values
 )
 
 

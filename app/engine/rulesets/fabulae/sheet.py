@@ -332,7 +332,7 @@ class FabulaeSheet(Sheet):
         default_factory=list,
         max_length=30,
         title="Talents",
-        description="Talents taken; one at creation (FAB-5, FAB-90)",
+        description="Talents taken; at creation a talent, a power or both (FAB-5, FAB-90)",
         json_schema_extra=enum_labels(TALENT_LABELS),
     )
     extra_box_track: Literal["physical", "mental"] | None = Field(
@@ -374,6 +374,14 @@ class FabulaeSheet(Sheet):
         title="States",
         description="States checked on the physical and mental tracks (FAB-20..22)",
         json_schema_extra=enum_labels(STATES),
+    )
+    states_pending: int = managed(
+        0,
+        ge=0,
+        le=99,
+        title="States pending",
+        description="States about to be checked that the player accepts or absorbs (FAB-34); "
+        "an encounter lists the entries that hold them",
     )
     broken: bool = managed(
         False, title="Broken", description="Every box of a track checked (FAB-23)"

@@ -143,6 +143,8 @@ def threats(
         return FabulaeThreatened()
     if not now:
         threat = FabulaePending(rule=rule, track=track, sequela=sequela)
+        if version >= CORRECTED:
+            body.sheet.states_pending += count  # FAB-34: shown on the character
         return FabulaeThreatened(pending_states=[threat] * count)
     landed: list[FabulaeLanded] = []
     for _ in range(count):
@@ -400,8 +402,17 @@ def resolve_absorb(
     destiny = character.sheet.destiny
     if destiny < 1:
         raise refusal("FAB-34", f"absorbing costs 1 Destiny point; {character.name} has none")
-    spent = effect(character.id, "destiny", destiny, destiny - 1, "FAB-34")
-    return Resolution(FabulaeAbsorbResult(absorbed=left[0]), [spent])
+    spent = [effect(character.id, "destiny", destiny, destiny - 1, "FAB-34")]
+    spent += settled_one(character, version)
+    return Resolution(FabulaeAbsorbResult(absorbed=left[0]), spent)
+
+
+def settled_one(character: FabulaeCharacter, version: RulesVersion) -> list[Effect]:
+    """FAB-34: one state less pending on the character, accepted or absorbed."""
+    waiting = character.sheet.states_pending
+    if version < CORRECTED or waiting < 1:
+        return []
+    return [effect(character.id, "states_pending", waiting, waiting - 1, "FAB-34")]
 
 
 def resolve_state_choice(
@@ -449,7 +460,7 @@ def resolve_state_choice(
             raise invalid("FAB-22", f"damage checks the next box of its track ({expected})")
         landed = land_state(body, track, dice, context)
     result = FabulaeStateChoiceResult(**landed.model_dump(exclude_unset=True), settles=threat)
-    return Resolution(result, body.effects(threat.rule))
+    return Resolution(result, body.effects(threat.rule) + settled_one(request.character, version))
 
 
 def state_choice_summary(
@@ -473,15 +484,22 @@ def absorb_summary(
 
 
 def state_choice_outcome(result: FabulaeStateChoiceResult) -> Outcome | None:
-    if result.broken:
-        return Outcome("result", "broken")
-    return Outcome("state", result.state) if result.state else None
+    """Settled, whatever it checked: on an NPC, what landed is the GM's to read (FAIR-18),
+    and the summary says it to whoever may read it."""
+    return Outcome("result", "settled")
 
 
 STATE_CHOICE: RollKind[
     FabulaeStateChoiceCreate, FabulaeStateChoiceRequest, FabulaeStateChoiceResult
 ] = RollKind(
     name="fabulae.state_choice",
+    npc_values=(
+        ("/track", "/character"),
+        ("/state", "/character"),
+        ("/label", "/character"),
+        ("/broken", "/character"),
+        ("/sequela", "/character"),
+    ),
     title="State checked",
     body=FabulaeStateChoiceCreate,
     request=FabulaeStateChoiceRequest,

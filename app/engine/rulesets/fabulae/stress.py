@@ -120,12 +120,14 @@ def panic_follow_on(character_id: str, visibility: Visibility, modifier: int = 0
 
     def prepare(table: Table) -> Prepared[FabulaePanicRequest]:
         character = table.character(character_id, FabulaeCharacter)
+        # FAB-44 (corrected): in an encounter, its jolt or scream reaches the same side.
+        allies = [table.character(ally, FabulaeCharacter) for ally in table.allies(character_id)]
         request = FabulaePanicRequest(
             system=SYSTEM,
             session=table.session,
             scene=table.scene,
             character=character,
-            allies=[],
+            allies=allies,
             modifier=modifier,
         )
         return Prepared(request, character_id=character.id, visibility=visibility)
@@ -215,6 +217,7 @@ def resolve_stress(
         raise invalid("FAB-41", f"stress comes in +1..+3 steps (at most 10), got {amount}")
     effects, gains = [], []
     for character in request.characters:
+        check_may_act(character, "fabulae.stress", version)  # the dead take none
         gain = stress_gain(character.sheet, amount)
         gains.append(FabulaeStressGain(character_id=character.id, gain=gain))
         if gain:

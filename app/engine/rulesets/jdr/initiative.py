@@ -340,7 +340,7 @@ class JdrCombat:
     def after_turn(self, combatant: Combatant) -> None:
         return None
 
-    def sits_out(self, sheet: Mapping[str, JsonValue]) -> str | None:
+    def sits_out(self, combatant: Combatant, sheet: Mapping[str, JsonValue]) -> str | None:
         return None
 
     def new_round(self, combatants: Sequence[Combatant]) -> BaseModel | None:
