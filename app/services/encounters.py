@@ -40,7 +40,7 @@ from app.services.access import (
 from app.services.awaiting import open_waits
 from app.services.log import SealedEntry, append_entry, record
 from app.services.roll_requests import answering, request_public
-from app.services.rolls import check_gm_decides, check_other_side, roll
+from app.services.rolls import check_gm_decides, check_other_side, named_allies, roll
 from app.services.table import CampaignTable
 from app.services.views import can_see
 
@@ -461,6 +461,9 @@ def act(
     if not reaction and not override:
         combat.check_action(context)
     context.body = combat.prepare_action(context)
+    # FAB-44: a panic this action sets off reaches the actor's side and the allies it names.
+    sides = _sides(combatants)
+    sides.update(named_allies(session, access, context.body, sides.get(actor_id, [])))
     try:
         entry = roll(
             session,
@@ -470,7 +473,7 @@ def act(
             context.body,
             answering=reply.seq if reply else None,
             gm_set=reply.gm_set if reply else frozenset(),
-            sides=_sides(combatants),
+            sides=sides,
         )
     except RuleRefusal as refusal:
         if reply is not None and refusal.recorded_seq is not None:

@@ -20,7 +20,7 @@ from app.models import Character, RollRequest, RollRequestCreate, RollRequestPub
 from app.services.access import CampaignAccess, LockedAccess, get_campaign_character
 from app.services.awaiting import answered, check_outside_encounters
 from app.services.log import SealedEntry, append_entry
-from app.services.rolls import check_gm_decides, check_other_side, roll
+from app.services.rolls import check_gm_decides, check_other_side, named_allies, roll
 
 # What the answer itself names: the kind, whoever answers, and the visibility (the GM's).
 _ANSWER_FIELDS = frozenset({"kind", "character_id", "attacker_id", "healer_id", "visibility"})
@@ -228,7 +228,14 @@ def answer(
     check_outside_encounters(session, access, rules.kind, reply.body)
     try:
         entry = roll(
-            session, access, registry, rules, reply.body, answering=reply.seq, gm_set=reply.gm_set
+            session,
+            access,
+            registry,
+            rules,
+            reply.body,
+            answering=reply.seq,
+            gm_set=reply.gm_set,
+            sides=named_allies(session, access, reply.body),
         )
     except RuleRefusal as refusal:
         if refusal.recorded_seq is not None:  # the attempt is logged (FAB-14): it answered

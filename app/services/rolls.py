@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from sqlmodel import Session
 
-from app.core.problems import Forbidden
+from app.core.problems import Forbidden, Unprocessable
 from app.engine.contract import (
     Aftermath,
     AnyKind,
@@ -22,12 +22,18 @@ from app.engine.contract import (
     Prepared,
     Resolution,
     Visibility,
+    acting_character_id,
     at_least_as_hidden,
 )
 from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.registry import Registry, Rules
 from app.models import Character, LogEntry
-from app.services.access import CampaignAccess, LockedAccess, makes_choices_of
+from app.services.access import (
+    CampaignAccess,
+    LockedAccess,
+    get_campaign_character,
+    makes_choices_of,
+)
 from app.services.awaiting import (
     answered,
     ask_other_side,
@@ -53,7 +59,23 @@ def create_roll(
     check_gm_decides(access, rules.kind, body)
     check_other_side(session, access, rules.kind, body)
     check_outside_encounters(session, access, rules.kind, body)
-    return roll(session, access, registry, rules, body)
+    return roll(session, access, registry, rules, body, sides=named_allies(session, access, body))
+
+
+def named_allies(
+    session: Session, access: CampaignAccess, body: BaseModel, also: Sequence[str] = ()
+) -> dict[str, list[str]]:
+    """The allies a roll names (FAB-44: a panic it sets off reaches them), with `also` (an
+    encounter's side), as the roller's: each a character of the campaign, not the roller."""
+    roller = acting_character_id(body)
+    named = [str(ally) for ally in getattr(body, "allies", None) or []]
+    if roller is None or not (named or also):
+        return {}
+    for ally in named:
+        if ally == roller:
+            raise Unprocessable("allies: the roller is not their own ally")
+        get_campaign_character(session, access, uuid.UUID(ally))
+    return {roller: list(dict.fromkeys([*also, *named]))}
 
 
 def check_gm_decides(

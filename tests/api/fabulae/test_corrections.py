@@ -411,3 +411,27 @@ def test_FAB14_corrected_an_impossible_power_spends_nothing(client, table, gm, p
     refused = post_roll(client, campaign, player, cast)
     assert_refused(refused, "FAB-14")
     assert sheet_of(client, gm, ada) == before
+
+
+def test_FAB44_corrected_a_triggered_jolt_reaches_the_allies_the_roll_names(
+    client, table, gm, player, forced_dice
+):
+    campaign, ada, bram, thug = table.campaign, table.ada, table.bram, table.thug
+    gm_patch(client, gm, ada, {"stress": 3})
+    look = body(
+        "action",
+        character_id=ada["id"],
+        attribute="intellect",
+        skill="observation",
+        allies=[bram["id"]],
+    )
+    forced_dice.push(2, 2, 2, 2, 2, 1, 3, 3)  # a stress 1: panic
+    forced_dice.push(4)  # 4 + 3 = 7: a jolt
+    entry = rolled(client, campaign, player, look)
+    (panic,) = entry["triggered"]
+    assert panic["result"]["code"] == "jolt"
+    assert sheet_of(client, gm, bram)["stress"] == 1 and sheet_of(client, gm, thug)["stress"] == 0
+    with unchanged(client, gm, campaign, ada, bram):
+        for allies, status in (([ada["id"]], 422), (["fab00000-0000-4000-8000-00000000dead"], 404)):
+            refused = post_roll(client, campaign, player, {**look, "allies": allies})
+            assert_problem(refused, status)

@@ -26,7 +26,7 @@ def push(seq: int, **extra):
 
 
 def test_FAB31_corrected_a_missed_attack_pushed_by_its_attacker_lands(
-    client, table, gm, player, forced_dice
+    client, table, gm, player, other_player, forced_dice
 ):
     campaign, ada, thug = table.campaign, table.ada, table.thug
     gm_patch(client, gm, ada, {"weapons": [{"id": "knife"}]})
@@ -35,7 +35,10 @@ def test_FAB31_corrected_a_missed_attack_pushed_by_its_attacker_lands(
     forced_dice.push(6, 2, 2, 2, 2)  # Thug parries: one six, a miss
     parried = rolled(client, campaign, gm, defend(waiting, thug, "parry"))
     assert parried["result"]["attack"]["attacks"][0]["hit"] is False
-    # FAB-37: the attack is Ada's, though the defense's entry is Thug's: her player pushes.
+    # FAB-37: the attack is Ada's, though the defense's entry is Thug's: her player pushes,
+    # and the other player, whose character did not roll it, is told so.
+    not_theirs = post_roll(client, campaign, other_player, push(parried["seq"]))
+    assert "only the active side pushes" in assert_refused(not_theirs, "FAB-37")["detail"]
     forced_dice.push(6, 6, 2, 2, 2)  # her five threes rerolled: three sixes against one
     pushed = rolled(client, campaign, player, push(parried["seq"]))
     assert pushed["character_id"] == ada["id"] and pushed["draws"] == [
@@ -54,10 +57,10 @@ def test_FAB31_corrected_a_missed_attack_pushed_by_its_attacker_lands(
     assert fields(seen_by_gm, thug) == {"states": ([], ["epuise", "meurtri", "blesse"], "FAB-68")}
     assert sheet_of(client, gm, thug)["states"] == ["epuise", "meurtri", "blesse"]
     assert_verified(client, campaign, gm)  # the push replays offline from its own request
-    # One push for a roll with consequences.
+    # One push a roll; a second needs the talent of its attribute (FAB-33, FAB-90).
     with unchanged(client, gm, campaign, ada, thug):
         again = post_roll(client, campaign, player, push(parried["seq"]))
-        assert "pushed already" in assert_refused(again, "FAB-33")["detail"]
+        assert "double_push_physique" in assert_refused(again, "FAB-33")["detail"]
 
 
 def test_FAB31_corrected_a_pushed_death_test_undoes_the_death(
@@ -131,3 +134,31 @@ def test_FAB31_FAB52_corrected_a_pushed_stabilisation(client, table, gm, player,
     pushed = rolled(client, campaign, player, push(failed["seq"]))
     assert pushed["result"]["stabilize"]["stabilised"] is True
     assert sheet_of(client, gm, bram)["sequelae"][0]["stabilised"] is True
+
+
+def test_FAB33_corrected_a_sturdy_attacker_pushes_an_attack_twice(
+    client, table, gm, player, forced_dice
+):
+    campaign, ada, thug = table.campaign, table.ada, table.thug
+    gm_patch(client, gm, ada, {"weapons": [{"id": "knife"}], "talents": ["double_push_physique"]})
+    waiting = rolled(client, campaign, player, attack(ada, thug, "knife"))
+    forced_dice.push(6, 3, 3, 3, 3, 3)  # Ada: one six
+    forced_dice.push(6, 6, 2, 2, 2)  # Thug parries: two sixes
+    parried = rolled(client, campaign, gm, defend(waiting, thug, "parry"))
+    forced_dice.push(6, 2, 2, 2, 2)  # the first push: two sixes against two, still a miss
+    first = rolled(client, campaign, player, push(parried["seq"]))
+    assert first["result"]["defend"]["attack"]["attacks"][0]["hit"] is False
+    assert first["result"]["push"] == 1
+    forced_dice.push(6, 6, 2, 2)  # the second rerolls the four 2s: four sixes, a hit
+    second = rolled(client, campaign, player, push(parried["seq"]))
+    assert second["result"]["push"] == 2
+    assert second["result"]["active"]["rerolled_from"]["dice"] == [6, 6, 2, 2, 2, 2]
+    assert second["result"]["active"]["dice"] == [6, 6, 6, 6, 2, 2]
+    (hit,) = second["result"]["defend"]["attack"]["attacks"]
+    assert (hit["hit"], hit["damage"]) == (True, 3)  # net 2: the knife's 2 + 1 Prouesse
+    assert sheet_of(client, gm, thug)["states"] == ["epuise", "meurtri", "blesse"]
+    assert sheet_of(client, player, ada)["destiny"] == 1
+    with unchanged(client, gm, campaign, ada, thug):
+        third = post_roll(client, campaign, player, push(parried["seq"]))
+        assert "none a third" in assert_refused(third, "FAB-33")["detail"]
+    assert_verified(client, campaign, gm)

@@ -65,7 +65,20 @@ class FabulaeRollBody(BaseModel):
     passive: bool = Field(default=False, description="FAB-33: imposed by the GM, never pushed")
 
 
-class FabulaeActionCreate(RollBase, FabulaeRollBody):
+class FabulaeAlliesBody(BaseModel):
+    """FAB-44: who stands by the roller when the roll sets off a panic."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    allies: list[uuid.UUID] = Field(
+        default_factory=list,
+        max_length=20,
+        description="FAB-44: the allies at short range that a panic this roll sets off "
+        "reaches (its jolt, its scream); in an encounter, the roller's side as well",
+    )
+
+
+class FabulaeActionCreate(RollBase, FabulaeRollBody, FabulaeAlliesBody):
     """FAB-10..15: a pool of D6; each 6 a success, each six beyond the first a Prouesse."""
 
     kind: Literal["fabulae.action"]
@@ -149,7 +162,7 @@ class FabulaeStressCreate(RollBase):
     reason: str = Field(default="", max_length=200)
 
 
-class FabulaeStressResistCreate(RollBase):
+class FabulaeStressResistCreate(RollBase, FabulaeAlliesBody):
     """FAB-43: a Résistance roll; each six lowers stress by one."""
 
     kind: Literal["fabulae.stress_resist"]
@@ -168,7 +181,7 @@ class FabulaePanicCreate(RollBase):
     modifier: int = Field(default=0, ge=-3, le=3)
 
 
-class FabulaeRecoverCreate(RollBase):
+class FabulaeRecoverCreate(RollBase, FabulaeAlliesBody):
     """FAB-80..82: rest, a Soin roll, or the broken character's Résistance roll."""
 
     kind: Literal["fabulae.recover"]
@@ -195,7 +208,7 @@ class FabulaeDestinyAwardCreate(RollBase):
     reason: str = Field(default="", max_length=200)
 
 
-class FabulaeAttackCreate(RollBase):
+class FabulaeAttackCreate(RollBase, FabulaeAlliesBody):
     """FAB-60..68: an attack, the defense, damage through armor and cover, states."""
 
     kind: Literal["fabulae.attack"]
@@ -228,7 +241,7 @@ class FabulaeAttackCreate(RollBase):
     )
 
 
-class FabulaeGrappleCreate(RollBase):
+class FabulaeGrappleCreate(RollBase, FabulaeAlliesBody):
     """FAB-63: grab the target; its only action is then to break free."""
 
     kind: Literal["fabulae.grapple"]
@@ -248,7 +261,7 @@ class FabulaeDefendCreate(FollowUpBase):
     defense: Defense = Field(description="parry (Combat), dodge (Athlétisme) or none")
 
 
-class FabulaeBreakFreeCreate(RollBase):
+class FabulaeBreakFreeCreate(RollBase, FabulaeAlliesBody):
     """FAB-63: the held character's opposed Combat roll."""
 
     kind: Literal["fabulae.break_free"]
@@ -283,7 +296,7 @@ class FabulaeDeathTestCreate(RollBase):
     sequela: int = Field(ge=0, le=29, description="index of the sequela on the sheet")
 
 
-class FabulaeStabilizeCreate(RollBase):
+class FabulaeStabilizeCreate(RollBase, FabulaeAlliesBody):
     """FAB-52: an ally's Soin lengthens a lethal sequela's delay."""
 
     kind: Literal["fabulae.stabilize"]
@@ -313,7 +326,7 @@ class FabulaeDangerCreate(RollBase):
     states: Literal["auto", "now", "pending"] = "auto"
 
 
-class FabulaePowerCreate(RollBase):
+class FabulaePowerCreate(RollBase, FabulaeAlliesBody):
     """FAB-100..102: spend PP (+1 stress each); numeric effects are applied."""
 
     kind: Literal["fabulae.power"]
@@ -327,7 +340,7 @@ class FabulaePowerCreate(RollBase):
     states: Literal["auto", "now", "pending"] = "auto"
 
 
-class FabulaeRepairCreate(RollBase):
+class FabulaeRepairCreate(RollBase, FabulaeAlliesBody):
     """FAB-67: a Bricolage roll restores worn armor."""
 
     kind: Literal["fabulae.repair"]
@@ -339,7 +352,7 @@ class FabulaeRepairCreate(RollBase):
     modifiers: list[FabulaeModifierBody] = Field(default_factory=list, max_length=10)
 
 
-class FabulaeSecondWindCreate(RollBase):
+class FabulaeSecondWindCreate(RollBase, FabulaeAlliesBody):
     """FAB-90 second_wind: once per session when Broken."""
 
     kind: Literal["fabulae.second_wind"]

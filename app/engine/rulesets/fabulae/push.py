@@ -129,6 +129,12 @@ def followed_entry(table: Table, follows: int) -> tuple[FabulaeFollowed, Fabulae
             "side, whose answer, once given, is the roll to follow up"
         )
     roller = roller_id(entry.kind, entry.request) or entry.character_id
+    if entry.kind in PUSHABLE and not table.is_gm and not table.chooses_for(roller, False):
+        # A defense's entry is the defender's, its roll the attacker's (FAB-37).
+        name = table.character(roller, FabulaeCharacter).name
+        raise refusal(
+            "FAB-37", f"only the active side pushes: entry {follows} is {name}'s roll to push"
+        )
     character = table.acting(roller, FabulaeCharacter)
     if entry.kind in PUSHABLE:
         followed = FabulaeFollowed(
@@ -142,13 +148,21 @@ def followed_entry(table: Table, follows: int) -> tuple[FabulaeFollowed, Fabulae
 
 
 def follow_ups(table: Table, follows: int, *, results: bool = True) -> list[FabulaeFollowUp]:
-    """What followed the entry; without `results`, only which kinds did (FAIR-18)."""
-    return [
-        FabulaeFollowUp(
-            seq=f.seq, kind=f.kind, character_id=f.character_id, result=f.result if results else {}
+    """What followed the entry; without `results`, only which kinds did (FAIR-18) and the
+    dice of its pushes, from which a roll with consequences is replayed as it stands."""
+    followed = []
+    for f in table.follow_ups(follows):
+        draws = table.entry(f.seq).draws if not results and f.kind == "fabulae.push" else None
+        followed.append(
+            FabulaeFollowUp(
+                seq=f.seq,
+                kind=f.kind,
+                character_id=f.character_id,
+                result=f.result if results else {},
+                draws=draws,
+            )
         )
-        for f in table.follow_ups(follows)
-    ]
+    return followed
 
 
 def roll_of(action: FabulaeFollowed) -> FabulaeRollInputs:
@@ -267,7 +281,6 @@ def resolve_push(
             )
         raise InvalidInput(f"follows must name an action roll, not {action.kind}")
     character = request.character
-    sheet = character.sheet
     current, pushes = current_roll(request)
     opposed = action.kind in OPPOSED_KINDS
     if opposed:
@@ -287,19 +300,7 @@ def resolve_push(
         raise refusal("FAB-14", "an impossible action rolled no dice; there is nothing to push")
     if side.outcome == "panic":
         raise refusal("FAB-42", "a panicked action is interrupted and cannot be pushed")
-    if pushes >= 2:
-        raise refusal(
-            "FAB-33",
-            "this roll was pushed twice already; a talent allows a second push, none a third",
-        )
-    if pushes >= 1:
-        talent = DOUBLE_PUSH[roll.attribute]
-        if not has_talent(sheet, talent):
-            raise refusal(
-                "FAB-33",
-                f"one push per action; a second needs the talent {talent} on a "
-                f"{roll.attribute} roll",
-            )
+    check_pushes_left(character, pushes, roll.attribute)
     check_price(request)
     faces = [face if face in (1, 6) else dice.roll(6) for face in side.dice]
     stress = [face if face in (1, 6) else dice.roll(6) for face in side.stress_dice]
@@ -319,6 +320,22 @@ def resolve_push(
     if action.kind == "fabulae.stress_resist":
         effects += stress_resisted(character, current.stress_lowered, result)
     return Resolution(result, effects)
+
+
+def check_pushes_left(character: FabulaeCharacter, pushes: int, attribute: str) -> None:
+    """FAB-33: one push a roll; a second with the talent of its attribute; never a third."""
+    if pushes >= 2:
+        raise refusal(
+            "FAB-33",
+            "this roll was pushed twice already; a talent allows a second push, none a third",
+        )
+    if pushes >= 1:
+        talent = DOUBLE_PUSH[attribute]
+        if not has_talent(character.sheet, talent):
+            raise refusal(
+                "FAB-33",
+                f"one push per action; a second needs the talent {talent} on a {attribute} roll",
+            )
 
 
 def check_price(request: FabulaePushRequest) -> None:
@@ -377,15 +394,13 @@ def push_replayed(
     """FAB-31/33/37 (corrected): a roll with consequences, pushed once by its roller; the
     roll is replayed with the new dice and what it decided follows them."""
     action, now = request.action, request.now or []
-    if any(f.kind == "fabulae.push" for f in request.follow_ups):
-        raise refusal(
-            "FAB-33",
-            f"this {action.kind} was pushed already; a second push (FAB-90's talents) applies "
-            "to action and opposed rolls only so far",
-        )
+    pushes = [f.draws or [] for f in request.follow_ups if f.kind == "fabulae.push"]
     if any(f.kind in SETTLING_KINDS for f in request.follow_ups):
         raise refusal("FAB-31", "its states were settled already: a roll is pushed before they are")
-    first = replay(action.kind, action.request, action.draws or [], now, version)
+    pushable = PUSHABLE[action.kind]
+    attribute = pushable.attribute(pushable.kind.parse_request(action.request))
+    check_pushes_left(request.character, len(pushes), attribute)
+    first = replay(action.kind, action.request, action.draws or [], now, version, pushes)
     check_price(request)
     pushed = push_again(first, now, dice, version)
     side = pushed.side.model_copy(
@@ -401,7 +416,7 @@ def push_replayed(
         fields = opposed.model_copy(update={"active": side}).model_dump(exclude_unset=True)
     else:
         fields = {**side.model_dump(exclude_unset=True), "passive": False}
-    result = FabulaePushResult(**fields, push=1)
+    result = FabulaePushResult(**fields, push=len(pushes) + 1)
     setattr(result, pushed.field, pushed.result)
     # The price is paid on the sheet as the replayed roll leaves it (a danger's save pushed
     # by its own target changes both), so each change follows the one before.

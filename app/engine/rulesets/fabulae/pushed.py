@@ -29,6 +29,9 @@ from app.engine.rulesets.fabulae.recovery import RECOVER
 from app.engine.rulesets.fabulae.sequelae import DEATH_TEST, STABILIZE
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 
+# What a push's price changes on its pusher's sheet (FAB-31/32/34).
+PRICE_FIELDS: Final = ("destiny", "states", "states_pending")
+
 
 class PushedDice:
     """The dice of a pushed roll: the entry's recorded draws, the roller's rerolled faces
@@ -119,7 +122,22 @@ class Pushable:
     side: Callable[[Any], FabulaeDice | None]
     characters: Callable[[Any], list[FabulaeCharacter]]
     field: str
+    attribute: Callable[[Any], str] = lambda request: "physique"
     start: Callable[[Any], int] = lambda result: 0
+
+
+def _shooting(request: Any) -> str:
+    """FAB-62/64: melee rolls Physique, a shot Habileté."""
+    return "physique" if request.mode == "melee" else "habilete"
+
+
+def _recovering(request: Any) -> str:
+    """FAB-80/81: Soin with Intellect (body) or Empathie (mind); FAB-81's Résistance roll
+    with Physique or Empathie, after the track that broke the character."""
+    if request.mode == "care":
+        return "intellect" if request.track == "physical" else "empathie"
+    broken = request.patient.sheet.broken_track or "physical"
+    return "physique" if broken == "physical" else "empathie"
 
 
 def _defended(request: Any) -> Any:
@@ -135,6 +153,7 @@ PUSHABLE: Final[dict[str, Pushable]] = {
             _attack_side,
             lambda r: [r.attacker, r.target],
             "attack",
+            _shooting,
             _ammo_die,
         ),
         Pushable(
@@ -143,6 +162,7 @@ PUSHABLE: Final[dict[str, Pushable]] = {
             _defended_side,
             lambda r: [_defended(r).attacker, _defended(r).target],
             "defend",
+            lambda r: _shooting(r.attack) if r.attack is not None else "physique",
         ),
         Pushable(
             GRAPPLE,
@@ -160,7 +180,12 @@ PUSHABLE: Final[dict[str, Pushable]] = {
         ),
         Pushable(DEATH_TEST, lambda r: r.character, _flat, lambda r: [r.character], "death_test"),
         Pushable(
-            STABILIZE, lambda r: r.healer, _flat, lambda r: [r.healer, r.patient], "stabilize"
+            STABILIZE,
+            lambda r: r.healer,
+            _flat,
+            lambda r: [r.healer, r.patient],
+            "stabilize",
+            lambda r: "intellect",
         ),
         Pushable(
             RECOVER,
@@ -168,6 +193,7 @@ PUSHABLE: Final[dict[str, Pushable]] = {
             _flat,
             lambda r: [r.patient] if r.healer is None else [r.patient, r.healer],
             "recover",
+            _recovering,
         ),
         Pushable(
             POWER,
@@ -175,6 +201,7 @@ PUSHABLE: Final[dict[str, Pushable]] = {
             lambda result: _side(result.roll),
             lambda r: [r.caster, *r.targets],
             "power",
+            lambda r: "intellect",
         ),
         Pushable(
             DANGER,
@@ -209,6 +236,31 @@ def touched(kind: str, request: Mapping[str, JsonValue]) -> list[str]:
     return [c.id for c in pushable.characters(pushable.kind.parse_request(request))]
 
 
+class Recording:
+    """A dice source that keeps what it handed out, in order."""
+
+    def __init__(self, source: DiceSource) -> None:
+        self._source = source
+        self._seen: list[Draw] = []
+
+    def roll(self, sides: int) -> int:
+        face = self._source.roll(sides)
+        self._seen.append(Draw(sides=sides, face=face))
+        return face
+
+    @property
+    def draws(self) -> list[Draw]:
+        return list(self._seen)
+
+
+def rerolled_faces(side: FabulaeDice, start: int, dice: DiceSource) -> dict[int, int]:
+    """FAB-31: the roller's dice in their places among the draws, each 2..5 drawn again."""
+    rolled = [*side.dice, *side.stress_dice]
+    return {
+        start + index: face if face in (1, 6) else dice.roll(6) for index, face in enumerate(rolled)
+    }
+
+
 @dataclass(frozen=True)
 class Replay:
     """A roll with consequences about to be pushed: how it went the first time."""
@@ -226,13 +278,23 @@ def replay(
     draws: Sequence[Mapping[str, int]],
     now: Sequence[FabulaeCharacter],
     version: RulesVersion,
+    pushes: Sequence[Sequence[Mapping[str, int]]] = (),
 ) -> Replay:
-    """The roll replayed as it went, and every refusal before a die is drawn (FAB-14, 31,
-    42): a roll that rolled nothing of its roller's, or sheets changed since it."""
+    """The roll replayed as it stands (after the `pushes` before this one, each by its own
+    dice), and every refusal before a die is drawn (FAB-14, 31, 42): a roll that rolled
+    nothing of its roller's, or sheets changed since it."""
     pushable = PUSHABLE[kind]
     parsed = pushable.kind.parse_request(request)
     recorded = [Draw(sides=draw["sides"], face=draw["face"]) for draw in draws]
     first = pushable.kind.resolve(parsed, ReplayDice(recorded), version)
+    for earlier in pushes:
+        stood = pushable.side(first.result)
+        assert stood is not None  # it was pushed, so it rolled
+        its_dice = ReplayDice([Draw(sides=d["sides"], face=d["face"]) for d in earlier])
+        faces = rerolled_faces(stood, pushable.start(first.result), its_dice)
+        recording = Recording(PushedDice(recorded, faces, its_dice))
+        first = pushable.kind.resolve(parsed, recording, version)
+        recorded = recording.draws
     side = pushable.side(first.result)
     if side is None:
         raise refusal(
@@ -244,14 +306,19 @@ def replay(
         raise refusal("FAB-14", "an impossible action rolled no dice; there is nothing to push")
     if side.outcome == "panic":
         raise refusal("FAB-42", "a panicked action is interrupted and cannot be pushed")
-    unchanged_since(pushable.characters(parsed), now, first.effects)
+    pusher = pushable.roller(parsed).id if pushes else None
+    unchanged_since(pushable.characters(parsed), now, first.effects, pusher)
     return Replay(pushable, parsed, recorded, first, side)
 
 
 def unchanged_since(
-    then: Sequence[FabulaeCharacter], now: Sequence[FabulaeCharacter], changes: Sequence[Effect]
+    then: Sequence[FabulaeCharacter],
+    now: Sequence[FabulaeCharacter],
+    changes: Sequence[Effect],
+    pusher: str | None = None,
 ) -> None:
-    """The sheets are as the roll left them: a push comes right after its roll is read."""
+    """The sheets are as the roll left them: a push comes right after its roll is read.
+    After an earlier push, its price on the pusher's sheet is not the roll's to compare."""
     current = {character.id: character for character in now}
     for character in then:
         expected = character.sheet.model_dump(mode="json")
@@ -259,7 +326,11 @@ def unchanged_since(
             if change.character_id == character.id:
                 expected[change.field] = change.after
         found = current.get(character.id)
-        if found is None or found.sheet.model_dump(mode="json") != expected:
+        actual = found.sheet.model_dump(mode="json") if found is not None else None
+        if actual is not None and character.id == pusher:
+            for field in PRICE_FIELDS:
+                actual[field] = expected[field]
+        if actual != expected:
             raise refusal(
                 "FAB-31",
                 f"{character.name}'s sheet changed since the roll (a state settled, a panic, "
@@ -283,11 +354,7 @@ def push_again(
 ) -> Pushed:
     """FAB-31: the roller's 2..5 rerolled in their places; the rest replayed or drawn."""
     pushable, side = first.pushable, first.side
-    start = pushable.start(first.first.result)
-    rolled = [*side.dice, *side.stress_dice]
-    faces = {
-        start + index: face if face in (1, 6) else dice.roll(6) for index, face in enumerate(rolled)
-    }
+    faces = rerolled_faces(side, pushable.start(first.first.result), dice)
     second = pushable.kind.resolve(first.request, PushedDice(first.recorded, faces, dice), version)
     new_side = pushable.side(second.result)
     assert new_side is not None  # the same roll, its dice changed

@@ -177,6 +177,9 @@ class FabulaeFollowUp(Model):
     kind: str
     character_id: str | None = None
     result: dict[str, JsonValue]
+    draws: list[dict[str, int]] | None = Field(
+        default=None, description="an earlier push of a roll with consequences: its dice"
+    )
 
 
 class FabulaeAbsorbRequest(FabulaeClock):
