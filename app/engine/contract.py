@@ -548,6 +548,20 @@ class Combat(Protocol):
         ...
 
 
+class PlainTurns:
+    """The parts of `Combat` a ruleset leaves plain: nobody sits a turn out, a new round
+    records nothing, and an action leaves nothing that holds the turn."""
+
+    def sits_out(self, combatant: Combatant, sheet: Mapping[str, JsonValue]) -> str | None:
+        return None
+
+    def new_round(self, combatants: Sequence[Combatant]) -> BaseModel | None:
+        return None
+
+    def unsettled(self, table: Table, seq: int) -> dict[str, int]:
+        return {}
+
+
 class Condition(Model):
     """Something binding a combatant in an encounter (FAB-44's panic results)."""
 
@@ -602,6 +616,10 @@ class CombatAction:
     override: bool
     reaction: bool
     sheet: Mapping[str, JsonValue]
+    # Whose turn it is (a reaction or the GM's override acts in another's turn).
+    turn_of: str | None = None
+    # The entries behind bindings the table may not know of yet (FAIR-21).
+    untold: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, eq=False)

@@ -14,7 +14,7 @@ import hashlib
 import hmac
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from app.engine.errors import DiceError
 
@@ -195,6 +195,9 @@ def open_commitments(
 CharacterValue = tuple[str, str]
 
 
+REQUEST_PREFIX: Final = "/request/"  # an `npc_values` pattern that points into the request
+
+
 def matches(document: Any, pattern: str) -> list[tuple[str, Any]]:
     """The (pointer, value) pairs a pattern reaches in a JSON document; absent or null
     values are not reached."""
@@ -214,11 +217,17 @@ def npc_value_paths(
     request: Mapping[str, Any], result: Mapping[str, Any], declared: Sequence[CharacterValue]
 ) -> list[str]:
     """FAIR-18: the pointers (`/result/...`) of the values a kind declares it read from a
-    character, where that character is an NPC. Only identities are read (an NPC keeps its
-    `kind` beside its committed sheet), so the service and every verifier agree."""
+    character, where that character is an NPC; a pattern under `/request/` points into the
+    request instead (a follow-up that carries the result it follows). Only identities are
+    read (an NPC keeps its `kind` beside its committed sheet), so the service and every
+    verifier agree."""
     paths: set[str] = set()
     for value_pattern, character_pattern in declared:
         characters = [value for _, value in matches(request, character_pattern)]
         if any(isinstance(c, Mapping) and c.get("kind") == "npc" for c in characters):
-            paths.update(f"/result{pointer}" for pointer, _ in matches(result, value_pattern))
+            if value_pattern.startswith(REQUEST_PREFIX):
+                inner = value_pattern.removeprefix(REQUEST_PREFIX.rstrip("/"))
+                paths.update(f"/request{pointer}" for pointer, _ in matches(request, inner))
+            else:
+                paths.update(f"/result{pointer}" for pointer, _ in matches(result, value_pattern))
     return sorted(paths)

@@ -56,8 +56,13 @@ def commit_npc_values(
     """
     committer = _Committer()
     for path in npc_value_paths(request, result, npc_values):
-        *parents, leaf = path.removeprefix("/result/").split("/")
-        node: Any = result
+        document, inner = (
+            (request, path.removeprefix("/request/"))
+            if path.startswith("/request/")
+            else (result, path.removeprefix("/result/"))
+        )
+        *parents, leaf = inner.split("/")
+        node: Any = document
         for token in parents:
             node = node[int(token)] if isinstance(node, list) else node[token]
         key: Any = int(leaf) if isinstance(node, list) else leaf

@@ -299,7 +299,7 @@ def next_turn(
     combat.after_turn(combatants[encounter.turn])
     turn, new_round = encounter.turn, encounter.round
     sheets = turns.sheets(session, combatants)
-    skipped: list[Combatant] = []
+    skipped: list[tuple[Combatant, int]] = []  # with the round of the turn it lost
     # Two rounds at most: a round that passes may wake a combatant (FAB-50's Sonné).
     for _ in range(2 * len(combatants)):
         turn += 1
@@ -323,13 +323,13 @@ def next_turn(
         known = turns.told(session, access, candidate)
         if combat.sits_out(known, sheets.get(candidate.character_id, {})) is None:
             break
-        skipped.append(candidate)
+        skipped.append((candidate, new_round))
         combat.after_turn(candidate)
     else:
         raise Conflict("no combatant is left able to act; end the encounter")
     _keep(encounter, combatants)
     encounter.turn, encounter.round = turn, new_round
-    passed_by = {"skipped": [c.character_id for c in skipped]} if skipped else {}
+    passed_by = {"skipped": [c.character_id for c, _ in skipped]} if skipped else {}
     logged = _log(
         session,
         access,
@@ -342,8 +342,8 @@ def next_turn(
     encounter.history = [
         *encounter.history,
         *(
-            {"round": new_round, "actor_id": c.character_id, "kind": SKIPPED, "seq": logged.seq}
-            for c in skipped
+            {"round": lost, "actor_id": c.character_id, "kind": SKIPPED, "seq": logged.seq}
+            for c, lost in skipped
         ),
     ]
     _save(session, encounter)
@@ -454,6 +454,15 @@ def act(
         override=override,
         reaction=reaction,
         sheet=sheet,
+        turn_of=turn_of["character_id"] if turn_of else None,
+        untold=frozenset(
+            row.seq
+            for row in turns.unapplied_hidden(
+                session,
+                access,
+                {c.seq for fighter in combatants for c in fighter.conditions if c.seq},
+            )
+        ),
     )
     if reply is None:
         check_gm_decides(access, rules.kind, body)
@@ -463,6 +472,10 @@ def act(
     context.body = combat.prepare_action(context)
     # FAB-44: a panic this action sets off reaches the actor's side and the allies it names.
     sides = _sides(combatants)
+    foes = {c.character_id: c.name for c in combatants if c.side != actor.side}
+    named = [str(ally) for ally in getattr(context.body, "allies", None) or []]
+    if against := [foes[ally] for ally in named if ally in foes]:
+        raise Unprocessable(f"allies: {', '.join(against)} fights on the other side (FAB-44)")
     sides.update(named_allies(session, access, context.body, sides.get(actor_id, [])))
     try:
         entry = roll(

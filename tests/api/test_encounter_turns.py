@@ -241,3 +241,78 @@ def test_a_combatants_own_action_goes_through_the_encounter(client, gm, player, 
     post(client, encounter, "/end", gm)
     forced_dice.push(2, 2, 2, 2, 2)
     assert rolled(client, campaign, player, look)["character_id"] == ada["id"]
+
+
+def test_FAB44_frozen_while_parrying_in_anothers_turn_loses_one_turn(
+    client, gm, player, forced_dice, fight
+):
+    encounter, ada, thug = fight.encounter, fight.ada, fight.thug
+    gm_patch(client, gm, ada, {"stress": 6})
+    encounter = next_turn(client, encounter, player)  # Thug's turn
+    waiting = acted(client, encounter, gm, thug, "fabulae.attack", **melee(thug, ada))
+    forced_dice.push(2, 2, 2, 2)  # Thug's bare hands
+    forced_dice.push(2, 2, 2, 2, 2, 1, 3, 3, 3, 3, 3)  # Ada's parry, a stress 1
+    forced_dice.push(6)  # 6 + 6 − 2 = 10: frozen, in Thug's turn
+    answer = {"follows": waiting["entry"]["seq"], "character_id": ada["id"], "defense": "parry"}
+    parried = acted(client, encounter, player, ada, "fabulae.defend", **answer)
+    assert parried["entry"]["triggered"][0]["result"]["code"] == "frozen"
+    encounter = next_turn(client, encounter, gm)  # Bruno
+    encounter = next_turn(client, encounter, gm)  # round 2: Ada's next turn is the lost one
+    assert (encounter["round"], current(encounter)) == (2, "Thug")
+    encounter = next_turn(client, encounter, gm)  # Bruno
+    encounter = next_turn(client, encounter, gm)  # round 3: one turn lost, not two
+    assert (encounter["round"], current(encounter)) == (3, "Ada")
+
+
+def test_FAB23_a_turn_passed_by_is_shown_in_the_round_it_was_lost(
+    client, gm, player, forced_dice, fight
+):
+    encounter, bruno = fight.encounter, fight.bruno
+    broken = {"states": ["epuise", "meurtri", "blesse"], "broken": True, "broken_track": "physical"}
+    gm_patch(client, gm, bruno, broken)
+    encounter = next_turn(client, encounter, player)  # Thug
+    encounter = next_turn(client, encounter, gm)  # Bruno, last of round 1, is passed by
+    assert (encounter["round"], current(encounter)) == (2, "Ada")
+    (skip,) = [item for item in encounter["history"] if item["kind"] == "turn_skipped"]
+    assert (skip["actor_id"], skip["round"]) == (bruno["id"], 1)
+
+
+def test_FAB34_a_push_sent_outside_the_encounter_still_holds_the_turn(
+    client, gm, player, forced_dice, fight
+):
+    campaign, encounter, ada = fight.campaign, fight.encounter, fight.ada
+    look = {"character_id": ada["id"], "attribute": "intellect", "skill": "observation"}
+    forced_dice.push(2, 2, 2, 2, 2)
+    looked = acted(client, encounter, player, ada, "fabulae.action", **look)
+    forced_dice.push(1, 2, 2, 2, 2)  # the push shows a 1: a state to choose, pending
+    push = {"kind": "fabulae.push", "follows": looked["entry"]["seq"]}
+    pushed = rolled(client, campaign, player, push)  # a reaction: POST .../rolls takes it
+    assert pushed["result"]["pending_states"] == [{"rule": "FAB-32", "choice": "any"}]
+    waiting = get(client, encounter, gm)["pending_states"]
+    assert waiting == [{"character_id": ada["id"], "seq": looked["entry"]["seq"], "count": 1}]
+    assert_problem(post(client, encounter, "/next", player), 409, "FAB-34")
+
+
+def test_FAB44_an_encounters_foe_is_not_named_an_ally(client, gm, player, forced_dice, fight):
+    encounter, ada, thug = fight.encounter, fight.ada, fight.thug
+    look = {
+        "character_id": ada["id"],
+        "attribute": "intellect",
+        "skill": "observation",
+        "allies": [thug["id"]],
+    }
+    refused = act(client, encounter, player, ada, "fabulae.action", **look)
+    assert_problem(refused, 422, "Thug fights on the other side")
+
+
+def test_FAIR21_a_hidden_binding_does_not_tell_itself_by_an_undefended_attack(
+    client, gm, player, forced_dice, fight
+):
+    encounter, ada, thug = fight.encounter, fight.ada, fight.thug
+    gm_patch(client, gm, thug, {"stress": 6})
+    forced_dice.push(6)  # 6 + 6 − 2 = 10: frozen, in a panic only the GM sees
+    panic = {"character_id": thug["id"], "visibility": "gm"}
+    acted(client, encounter, gm, thug, "fabulae.panic", **panic)
+    struck = acted(client, encounter, player, ada, "fabulae.attack", **melee(ada, thug))
+    # As for any foe: the attack waits for the GM's defense, and tells nothing.
+    assert struck["entry"]["result"]["awaiting"]["choice"] == "defense"

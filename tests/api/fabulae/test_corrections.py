@@ -63,8 +63,13 @@ def test_FAB51_corrected_a_dead_character_makes_no_roll(client, table, gm, playe
             body("grapple", attacker_id=ada["id"], target_id=table.thug["id"]),
             body("recover", character_id=ada["id"], mode="rest", duration="night"),
             body("panic", character_id=ada["id"]),
+            body("danger", character_id=ada["id"], danger="fire"),
+            body("sequela", character_id=ada["id"], table="physical"),
+            body("destiny_award", character_id=ada["id"]),
+            body("stress", character_ids=[ada["id"]], amount=1),
         ):
-            caller = gm if request["kind"] == "fabulae.panic" else player
+            by_the_gm = ("panic", "danger", "sequela", "destiny_award", "stress")
+            caller = gm if request["kind"].removeprefix("fabulae.") in by_the_gm else player
             assert_refused(post_roll(client, campaign, caller, request), "FAB-51")
 
 

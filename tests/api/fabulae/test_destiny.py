@@ -260,7 +260,7 @@ def test_FAB_33_37_only_the_active_side_pushes_an_opposed_roll(
     assert opposed["character_id"] == table.ada["id"]  # the roll stays Ada's
     with unchanged(client, gm, table.campaign, table.ada, table.bram):
         response = follow(client, table.campaign, other_player, "fabulae.push", opposed["seq"])
-        assert_problem(response, 403)
+        assert "only the active side pushes" in assert_problem(response, 409)["detail"]
     forced_dice.push(3, 3, 3, 3, 3)
     push = followed(client, table.campaign, player, "fabulae.push", opposed["seq"])
     assert push["character_id"] == table.ada["id"]

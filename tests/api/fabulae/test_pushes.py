@@ -9,6 +9,7 @@ from tests.api.fabulae.combat import table as combat_table
 from tests.api.helpers import (
     assert_refused,
     assert_verified,
+    committed,
     effect,
     get_entry,
     gm_patch,
@@ -161,4 +162,26 @@ def test_FAB33_corrected_a_sturdy_attacker_pushes_an_attack_twice(
     with unchanged(client, gm, campaign, ada, thug):
         third = post_roll(client, campaign, player, push(parried["seq"]))
         assert "none a third" in assert_refused(third, "FAB-33")["detail"]
+    assert_verified(client, campaign, gm)
+
+
+def test_FAIR18_an_npcs_pushed_rolls_show_players_no_pool(client, table, gm, player, forced_dice):
+    campaign, ada, thug = table.campaign, table.ada, table.thug
+    gm_patch(client, gm, thug, {"attributes": {"habilete": 6}, "skills": {"tir": 4}})
+    forced_dice.push(*[2] * 12)  # Habileté 6 + Tir 4 + revolver 2: no six
+    shot = rolled(client, campaign, gm, attack(thug, ada))
+    forced_dice.push(*[2] * 12)
+    pushed = rolled(client, campaign, gm, push(shot["seq"]))
+    seen = get_entry(client, campaign, player, pushed["seq"])
+    assert committed(seen["result"]["active"]["pool"])
+    assert committed(seen["result"]["attack"]["attacks"][0]["roll"]["active"]["pool"])
+    # A plain action of the NPC's, pushed: the roll it carries in its request too.
+    look = body("action", character_id=thug["id"], attribute="habilete", skill="tir")
+    forced_dice.push(*[2] * 10)
+    action = rolled(client, campaign, gm, look)
+    forced_dice.push(*[2] * 10)
+    again = rolled(client, campaign, gm, push(action["seq"]))
+    seen = get_entry(client, campaign, player, again["seq"])
+    assert committed(seen["request"]["action"]["result"]["pool"])
+    assert committed(seen["result"]["pool"])
     assert_verified(client, campaign, gm)

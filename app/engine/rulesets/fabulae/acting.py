@@ -26,6 +26,7 @@ WHILE_DOWN: Final = frozenset(
         "fabulae.stress",
         "fabulae.panic",
         "fabulae.sequela",
+        "fabulae.destiny_award",
     }
 )
 # FAB-63 (corrected): « la seule action disponible de la victime est de tenter de se
@@ -48,7 +49,8 @@ def why_not(character: FabulaeCharacter, kind: str) -> tuple[str, str] | None:
     if sheet.broken and kind not in WHILE_DOWN:
         return "FAB-23", (
             f"{name} is Broken (« s'écroule, devient inconscient ou impuissant »): only a "
-            "death test (FAB-51), the Résistance roll of FAB-81 or being cared for"
+            "death test (FAB-51), the Résistance roll of FAB-81, a rest, a second wind, "
+            "or being cared for"
         )
     if unconscious(sheet) and kind not in WHILE_DOWN:
         return "FAB-50", f"{name} is unconscious (Sonné) until the sequela's rounds run out"

@@ -20,6 +20,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import invalid, refusal
+from app.engine.rulesets.fabulae.acting import check_may_act
 from app.engine.rulesets.fabulae.bodies import FabulaeDangerCreate
 from app.engine.rulesets.fabulae.body import Body
 from app.engine.rulesets.fabulae.damage import FabulaeProtection, protect
@@ -118,6 +119,7 @@ def resolve_danger(
     request: FabulaeDangerRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaeDangerResult]:
     """FAB-73: fire, explosion, drowning, poison, disease, cold: damage and stress."""
+    check_may_act(request.character, "fabulae.danger", version)  # not on the dead
     danger = request.danger
     if danger in CORRECTED_DANGERS:
         if version < CORRECTED:

@@ -65,11 +65,13 @@ class FabulaeCondition(Model):
     grappled_by: str | None = None
 
 
-def paralysed(combatant: Combatant) -> bool:
-    """FAB-44: frozen, screaming or catatonic, it does not parry or dodge (FAB-62)."""
+def paralysed(combatant: Combatant, untold: frozenset[int] = frozenset()) -> bool:
+    """FAB-44: frozen, screaming or catatonic, it does not parry or dodge (FAB-62); not for
+    a binding a hidden entry set that the table may not know of yet (FAIR-21)."""
     return any(
         (binding := PANIC_CONDITIONS.get(c.code)) is not None
         and (binding.no_action or binding.skip_turns is not None)
+        and c.seq not in untold
         for c in combatant.conditions
     )
 
@@ -158,7 +160,9 @@ class FabulaeCombat:
         elif isinstance(body, FabulaeDefendCreate):
             defender_id = str(body.character_id)
         defender = next((c for c in action.combatants if c.character_id == defender_id), None)
-        if defender is not None and (not has_fast_action(defender.spent) or paralysed(defender)):
+        if defender is not None and (
+            not has_fast_action(defender.spent) or paralysed(defender, action.untold)
+        ):
             body = body.model_copy(update={"defense": "none"})
         body = self.aim(body, actor)
         malus = habilete_malus(actor.conditions)
@@ -208,7 +212,7 @@ class FabulaeCombat:
                 continue
             condition = panic_condition(
                 str(entry.result.get("code")),
-                during_own_turn=entry.character_id == actor.character_id,
+                during_own_turn=entry.character_id == (action.turn_of or actor.character_id),
             )
             if condition is None:
                 continue

@@ -129,7 +129,8 @@ def followed_entry(table: Table, follows: int) -> tuple[FabulaeFollowed, Fabulae
             "side, whose answer, once given, is the roll to follow up"
         )
     roller = roller_id(entry.kind, entry.request) or entry.character_id
-    if entry.kind in PUSHABLE and not table.is_gm and not table.chooses_for(roller, False):
+    theirs = entry.kind in PUSHABLE or entry.kind in OPPOSED_KINDS
+    if theirs and not table.is_gm and not table.chooses_for(roller, False):
         # A defense's entry is the defender's, its roll the attacker's (FAB-37).
         name = table.character(roller, FabulaeCharacter).name
         raise refusal(
@@ -173,6 +174,27 @@ def roll_of(action: FabulaeFollowed) -> FabulaeRollInputs:
 
 
 # --- fabulae.push (FAB-31..35, FAB-37) ----------------------------------------------------
+
+# FAIR-18: the pools a push shows, and those of the roll it carries in its request (with
+# the rerolls before it), each read from the character that rolled it.
+_FOLLOWED_POOLS: Final = (
+    ("/pool", "/character"),
+    ("/active/pool", "/action/request/active/character"),
+    ("/passive/pool", "/action/request/passive/character"),
+)
+PUSHED_NPC_VALUES: Final = (
+    *_FOLLOWED_POOLS,
+    *((f"/request/action/result{value}", who) for value, who in _FOLLOWED_POOLS),
+    *((f"/request/follow_ups/*/result{value}", who) for value, who in _FOLLOWED_POOLS),
+    # A roll with consequences: the pusher rolled the active side, the other side is the
+    # replayed request's target or holder.
+    ("/active/pool", "/character"),
+    *(
+        ("/passive/pool", f"/action/request{other}")
+        for other in ("/target", "/attack/target", "/grapple/target", "/holder", "/targets/*")
+    ),
+    *NPC_VALUES,
+)
 
 
 class FabulaePushRequest(FabulaeClock):
@@ -479,12 +501,7 @@ def push_outcome(result: FabulaePushResult) -> Outcome:
 
 PUSH: RollKind[FabulaePushCreate, FabulaePushRequest, FabulaePushResult] = RollKind(
     name="fabulae.push",
-    npc_values=(
-        ("/pool", "/character"),
-        ("/active/pool", "/action/request/active/character"),
-        ("/passive/pool", "/action/request/passive/character"),
-        *NPC_VALUES,
-    ),
+    npc_values=PUSHED_NPC_VALUES,
     title="Push",
     body=FabulaePushCreate,
     request=FabulaePushRequest,
@@ -585,7 +602,11 @@ def street_rat_summary(
 STREET_RAT: RollKind[FabulaeStreetRatCreate, FabulaeStreetRatRequest, FabulaeStreetRatResult] = (
     RollKind(
         name="fabulae.street_rat",
-        npc_values=(("/pool", "/character"),),
+        npc_values=(
+            ("/pool", "/character"),
+            ("/request/action/result/pool", "/character"),
+            ("/request/follow_ups/*/result/pool", "/character"),
+        ),
         title="Street rat reroll",
         body=FabulaeStreetRatCreate,
         request=FabulaeStreetRatRequest,
@@ -631,6 +652,7 @@ def resolve_destiny_award(
 ) -> Resolution[FabulaeDestinyAwardResult]:
     """FAB-30: the GM awards 1 Destiny point for a narrative feat."""
     character = request.character
+    check_may_act(character, "fabulae.destiny_award", version)  # not to the dead
     destiny = character.sheet.destiny
     award = effect(character.id, "destiny", destiny, destiny + 1, "FAB-30")
     return Resolution(

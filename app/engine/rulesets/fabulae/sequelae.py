@@ -221,6 +221,7 @@ def resolve_sequela(
     request: FabulaeSequelaRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[FabulaeSequelaResult]:
     """FAB-50/FAB-55: roll on a sequela table (the GM calls it; Broken rolls it by itself)."""
+    check_may_act(request.character, "fabulae.sequela", version)  # not on the dead
     body = Body(request.character)
     track = request.table
     context = FabulaeSequelaContext(

@@ -299,17 +299,36 @@ def pushed_by(table: Table, seq: int) -> int | None:
     return pushes[-1] if pushes else None
 
 
+def superseded(table: Table, entry: LoggedEntry) -> bool:
+    """A push a later push of the same roll replaced: only its own price still stands."""
+    action = entry.request.get("action")
+    followed = action.get("seq") if isinstance(action, Mapping) else None
+    return isinstance(followed, int) and pushed_by(table, followed) not in (None, entry.seq)
+
+
+def standing_threats(table: Table, entry: LoggedEntry) -> dict[str, list[FabulaePending]]:
+    """The states an entry threatens that still stand: a superseded push keeps its price
+    only (its pusher's), a roll its push replaced none."""
+    owners = threats_by_owner(entry)
+    if entry.kind == "fabulae.push":
+        if superseded(table, entry):
+            price = _Pushed.model_validate(entry.result).pending_states
+            return {str(entry.character_id): list(price)} if price else {}
+        return owners
+    if owners and (push := pushed_by(table, entry.seq)) is not None:
+        raise InvalidInput(
+            f"entry {entry.seq} was pushed (seq {push}): the push's states are the ones to settle"
+        )
+    return owners
+
+
 def threatened(
     table: Table, follows: int, named: str | None
 ) -> tuple[FabulaeThreat, str, str, list[FabulaeFollowUp]]:
     """Whose states an entry threatens, those threats (FAB-32, FAB-68, FAB-102), the
     entry's visibility and what this character already settled."""
     entry = table.entry(follows)
-    owners = threats_by_owner(entry)
-    if owners and entry.kind != "fabulae.push" and (push := pushed_by(table, follows)):
-        raise InvalidInput(
-            f"entry {follows} was pushed (seq {push}): the push's states are the ones to settle"
-        )
+    owners = standing_threats(table, entry)
     if named is not None:
         owner = named
     elif len(owners) == 1:
@@ -340,14 +359,16 @@ def unsettled(table: Table, seq: int) -> dict[str, int]:
     them (its player accepts or absorbs each; the GM may accept for them); a roll replaced
     by its push holds the push's."""
     entry = table.entry(seq)
-    owners = threats_by_owner(entry)
-    if owners and (push := pushed_by(table, seq)) is not None:
-        return unsettled(table, push)
-    left = {}
-    for owner in owners:
-        threat, _, _, settled = threatened(table, seq, owner)
-        if count := len(pending(threat, settled)):
-            left[owner] = count
+    pushes = [f.seq for f in table.follow_ups(seq) if f.kind == "fabulae.push"]
+    left: dict[str, int] = {}
+    if not pushes:
+        for owner in standing_threats(table, entry):
+            threat, _, _, settled = threatened(table, seq, owner)
+            if count := len(pending(threat, settled)):
+                left[owner] = count
+    for push in pushes:  # pushed through POST .../rolls, their states are the roll's too
+        for owner, count in unsettled(table, push).items():
+            left[owner] = left.get(owner, 0) + count
     return left
 
 
@@ -497,6 +518,7 @@ STATE_CHOICE: RollKind[
 ] = RollKind(
     name="fabulae.state_choice",
     npc_values=(
+        ("/request/state", "/character"),
         ("/track", "/character"),
         ("/state", "/character"),
         ("/label", "/character"),

@@ -15,6 +15,7 @@ from app.engine.contract import (
     Language,
     Model,
     Outcome,
+    PlainTurns,
     Prepared,
     RecordedEntry,
     Resolution,
@@ -273,7 +274,7 @@ def _carried(row: JdrInitiativeRow, combatant: Combatant) -> JdrInitiativeRow:
     )
 
 
-class JdrCombat:
+class JdrCombat(PlainTurns):
     """The Combat contract for JDR Express."""
 
     initiative_kind = INITIATIVE_KIND
@@ -339,15 +340,6 @@ class JdrCombat:
 
     def after_turn(self, combatant: Combatant) -> None:
         return None
-
-    def sits_out(self, combatant: Combatant, sheet: Mapping[str, JsonValue]) -> str | None:
-        return None
-
-    def new_round(self, combatants: Sequence[Combatant]) -> BaseModel | None:
-        return None
-
-    def unsettled(self, table: Table, seq: int) -> dict[str, int]:
-        return {}
 
 
 COMBAT = JdrCombat()

@@ -15,6 +15,7 @@ from app.engine.contract import (
     InitiativeRow,
     Language,
     Model,
+    PlainTurns,
     RecordedEntry,
     Resolution,
     RollKind,
@@ -113,7 +114,7 @@ class VampireCondition(Model):
     willpower: VampireWillpower | None
 
 
-class VampireCombat:
+class VampireCombat(PlainTurns):
     """The Combat contract for Vampire."""
 
     initiative_kind = INITIATIVE.name
@@ -171,15 +172,6 @@ class VampireCombat:
 
     def after_turn(self, combatant: Combatant) -> None:
         return None
-
-    def sits_out(self, combatant: Combatant, sheet: Mapping[str, JsonValue]) -> str | None:
-        return None
-
-    def new_round(self, combatants: Sequence[Combatant]) -> BaseModel | None:
-        return None
-
-    def unsettled(self, table: Table, seq: int) -> dict[str, int]:
-        return {}
 
 
 COMBAT = VampireCombat()
