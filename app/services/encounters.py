@@ -531,6 +531,18 @@ class _Applied(BaseModel):
     """The GM's apply, which has no body of its own."""
 
 
+def sides_of_action(session: Session, access: CampaignAccess, seq: int) -> dict[str, list[str]]:
+    """The allies of the running encounter the entry is an action of (FAB-44), or none."""
+    for encounter in session.exec(
+        select(Encounter).where(
+            col(Encounter.campaign_id) == access.campaign.id, col(Encounter.status) == "active"
+        )
+    ).all():
+        if any(item["seq"] == seq for item in encounter.history):
+            return _sides(_roster(encounter))
+    return {}
+
+
 def bind_set_off(
     session: Session,
     access: LockedAccess,

@@ -8,7 +8,7 @@ from sqlmodel import Session
 from app.engine.registry import Registry
 from app.models import HeldEffects
 from app.services.access import LockedAccess
-from app.services.encounters import bind_set_off
+from app.services.encounters import bind_set_off, sides_of_action
 from app.services.log import SealedEntry, apply_held_effects, rotate_near_span_end
 from app.services.rolls import set_off_when_applied
 
@@ -19,7 +19,8 @@ def apply_held(session: Session, access: LockedAccess, registry: Registry, seq: 
     sets_off = held is not None and held.sets_off and held.applied_seq is None
     entry = apply_held_effects(session, access, seq)
     if sets_off:
-        entry.triggered.extend(set_off_when_applied(session, access, registry, seq))
+        sides = sides_of_action(session, access, seq)
+        entry.triggered.extend(set_off_when_applied(session, access, registry, seq, sides))
         bind_set_off(session, access, registry, seq, entry.triggered)
         rotate_near_span_end(session, access)
     return entry

@@ -279,10 +279,15 @@ def set_off(
 
 
 def set_off_when_applied(
-    session: Session, access: LockedAccess, registry: Registry, seq: int
+    session: Session,
+    access: LockedAccess,
+    registry: Registry,
+    seq: int,
+    sides: Mapping[str, Sequence[str]] | None = None,
 ) -> list[SealedEntry]:
     """FAIR-21: the follow-ons a hidden roll set off, rolled once the GM applied it, from
-    the roll as it was logged (its rules replay it the same way)."""
+    the roll as it was logged (its rules replay it the same way); `sides`, the allies of an
+    encounter it was an action of."""
     stored = session.get(LogEntry, (access.campaign.id, seq))
     assert stored is not None
     trigger = logged_entry(stored)
@@ -299,4 +304,5 @@ def set_off_when_applied(
         kind.parse_result(trigger.result),
         [Effect.model_validate(effect) for effect in trigger.effects],
     )
-    return set_off(session, access, registry, rules, trigger, kind.after(prepared, resolution, seq))
+    aftermath = kind.after(prepared, resolution, seq)
+    return set_off(session, access, registry, rules, trigger, aftermath, sides=sides)

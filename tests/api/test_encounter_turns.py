@@ -14,6 +14,7 @@ from tests.api.helpers import gm_patch, log_entries, post_roll, rolled, sheet_of
 from tests.api.test_encounters import (
     act,
     acted,
+    apply_held,
     created,
     current,
     fighter,
@@ -316,3 +317,27 @@ def test_FAIR21_a_hidden_binding_does_not_tell_itself_by_an_undefended_attack(
     struck = acted(client, encounter, player, ada, "fabulae.attack", **melee(ada, thug))
     # As for any foe: the attack waits for the GM's defense, and tells nothing.
     assert struck["entry"]["result"]["awaiting"]["choice"] == "defense"
+
+
+def test_FAB44_a_hidden_rolls_deferred_jolt_reaches_the_same_side(
+    client, gm, player, forced_dice, fight
+):
+    campaign, encounter, ada, bruno = fight.campaign, fight.encounter, fight.ada, fight.bruno
+    gm_patch(client, gm, ada, {"stress": 3})
+    gm_patch(client, gm, bruno, {"talents": ["beast_friend"]})
+    look = {
+        "character_id": ada["id"],
+        "attribute": "intellect",
+        "skill": "observation",
+        "visibility": "self",
+    }
+    forced_dice.push(2, 2, 2, 2, 2, 1, 3, 3)  # a stress 1, rolled where only Ada's player sees
+    hidden = acted(client, encounter, player, ada, "fabulae.action", **look)
+    forced_dice.push(6)  # applied: 6 + 3 − cool_head 2 = 7, a jolt
+    applied = apply_held(client, campaign, gm, hidden["entry"]["seq"])
+    (panic,) = applied["triggered"]
+    assert panic["result"]["code"] == "jolt"
+    assert bruno["id"] in [ally["id"] for ally in panic["request"]["allies"]]
+    if panic["effects_held"]:  # as hidden as its roll (FAIR-21): the GM applies it too
+        apply_held(client, campaign, gm, panic["seq"])
+    assert sheet_of(client, gm, bruno)["stress"] == 1
