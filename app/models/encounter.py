@@ -41,6 +41,39 @@ class CombatantCreate(BaseModel):
     off_guard: bool = Field(default=False, description="JDR-31a: acts last in the first round")
 
 
+class ExpectedTurn(BaseModel):
+    """The turn a write expects to act in: round and whose turn (the encounter's `round` and
+    `current.character_id`). A stale one is 409 naming the current turn."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    round: int = Field(ge=1, description="the round, as the encounter shows it")
+    character_id: uuid.UUID = Field(description="the combatant whose turn it should be")
+
+
+class NextTurn(BaseModel):
+    """Passing the turn: optionally, the turn it expects to pass."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    expected_turn: ExpectedTurn | None = Field(
+        default=None, description="409 unless it is still this turn (the turn guard)"
+    )
+
+
+class InitiativeCall(BaseModel):
+    """Calling for initiative: optionally, the players' order between tied PCs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tie_order: list[uuid.UUID] | None = Field(
+        default=None,
+        max_length=50,
+        description="JDR-30a: the players' choice between PCs whose totals tie, first listed "
+        "first; PCs of the encounter only, each once. Other rulesets break ties themselves",
+    )
+
+
 class EncounterCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

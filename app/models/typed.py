@@ -21,7 +21,7 @@ from app.engine.contract import CharacterKind, Condition, Effect
 from app.engine.hidden import has_commitment
 from app.engine.registry import Registry
 from app.models.campaign import CampaignBase, Role
-from app.models.encounter import EncounterStatus
+from app.models.encounter import EncounterStatus, ExpectedTurn
 from app.models.entries import STRUCTURAL_SHAPES, EntryBase, RedactedEntryPublic
 from app.models.roll_request import RollRequestPublic
 
@@ -128,10 +128,24 @@ class Spent(BaseModel):
 
 
 class HistoryItem(BaseModel):
+    """One step of an encounter: an action, a turn passed or passed by, a roster change."""
+
     round: int
-    actor_id: str
-    kind: str = Field(description="the roll kind, or turn_skipped: the turn passed them by")
-    seq: int
+    actor_id: str = Field(
+        description="the combatant it is about: who acted, whose turn passed or was passed "
+        "by, who joined or left"
+    )
+    kind: str = Field(
+        description="the roll kind of an action; turn_passed: their turn ended (`to`: whose "
+        "it is now); turn_skipped: the turn passed them by, they sit out; joined; left"
+    )
+    seq: int = Field(description="the log entry recording it")
+    to: str | None = Field(default=None, description="turn_passed: whose turn it is now")
+    reason: str | None = Field(
+        default=None,
+        description="turn_skipped: why they sit out (an NPC's, the GM's only); left: removed "
+        "by the GM, or deleted",
+    )
 
 
 class PendingStates(BaseModel):
@@ -196,6 +210,10 @@ def api_models(registry: Registry) -> ApiModels:
             __doc__=f"{kind.title}, as an encounter action: `actor_id` and the roll's body.",
             actor_id=(uuid.UUID, Field(description="the combatant acting")),
             override=(bool, Field(default=False, description="the GM acts out of turn")),
+            expected_turn=(
+                ExpectedTurn | None,
+                Field(default=None, description="409 unless it is still this turn"),
+            ),
         )
         for ruleset in registry.rulesets
         if ruleset.combat is not None
@@ -408,10 +426,20 @@ def _encounter_model(registry: Registry) -> type[BaseModel]:
         campaign_id=(uuid.UUID, ...),
         name=(str, ...),
         status=(EncounterStatus, ...),
+        version=(
+            str,
+            Field(
+                description="changes with every step (action, turn, roster, start, end); the "
+                "ETag header carries it, quoted, for If-Match"
+            ),
+        ),
         round=(int, ...),
         current=(combatant | None, Field(description="whose turn it is")),
         combatants=(list_of(combatant), Field(description="in turn order once initiative is set")),
-        history=(list[HistoryItem], Field(description="the actions taken: round, actor, seq")),
+        history=(
+            list[HistoryItem],
+            Field(description="every step: actions, turns passed and passed by, who joined, left"),
+        ),
         pending_states=(
             list[PendingStates],
             Field(

@@ -6,16 +6,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Response
 
 from app.core.database import SessionDep
-from app.core.problems import Forbidden, problem_responses
+from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.engine.registry import Registry
-from app.models import CharacterCreate, CharacterUpdate, utcnow
+from app.models import CharacterCreate, CharacterUpdate
 from app.models.character import CharacterKind
 from app.models.typed import api_models
 from app.routers.common import Limit, Offset, SessionRoute
 from app.services import characters as service
-from app.services.access import can_edit_character, get_campaign_access, get_character_access
-from app.services.awaiting import character_retired
+from app.services.access import get_campaign_access, get_character_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
 
 
@@ -108,11 +107,7 @@ def build(registry: Registry) -> APIRouter:
     def delete_character(session: SessionDep, user: CurrentUser, character_id: uuid.UUID) -> None:
         """Retire a character (its owner or the GM); its past rolls stay in the log."""
         character, access = get_character_access(session, character_id, user, lock=True)
-        if not can_edit_character(access, character):
-            raise Forbidden("only the GM or the character's player may delete it")
-        character.deleted_at = utcnow()
-        session.add(character)
-        character_retired(session, character)
+        service.delete_character(session, access, registry, character)
         session.commit()
 
     return router

@@ -118,7 +118,7 @@ def check_outside_encounters(
     it fights (its turn and its round's actions, FAB-60), unless the GM rolls it."""
     follows = getattr(body, "follows", None)
     acting = acting_character_id(body)
-    charged = kind.cost is not None and not kind.reaction and acting is not None
+    charged = not kind.reaction and acting is not None
     if not (kind.answered_in_encounter and follows is not None) and not (
         charged and not access.is_gm
     ):

@@ -19,7 +19,9 @@ from app.models import (
     CharacterUpdate,
     utcnow,
 )
-from app.services.access import CampaignAccess, can_edit_character
+from app.services import encounters
+from app.services.access import CampaignAccess, LockedAccess, can_edit_character
+from app.services.awaiting import character_retired
 from app.services.log import append_entry
 from app.services.table import CampaignTable
 
@@ -237,3 +239,17 @@ def character_public(character: Character, access: CampaignAccess) -> dict[str, 
         # attack on the NPC wounded it.
         view["updated_at"] = character.created_at
     return view
+
+
+def delete_character(
+    session: Session, access: LockedAccess, registry: Registry, character: Character
+) -> None:
+    """Retire a character (its owner or the GM): its past rolls stay in the log, its open
+    roll requests close, and it leaves every encounter not ended, passing the turn on if
+    it was theirs."""
+    if not can_edit_character(access, character):
+        raise Forbidden("only the GM or the character's player may delete it")
+    character.deleted_at = utcnow()
+    session.add(character)
+    character_retired(session, character)
+    encounters.character_deleted(session, access, registry, character.id)

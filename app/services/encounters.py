@@ -5,6 +5,11 @@ roll, and each action through the system's roll kinds. All of it runs under the 
 row lock, like every other write to a campaign. What differs from one ruleset to another
 (initiative, the order of turns, what an action costs, what binds a combatant) is the
 ruleset's `Combat`; this module keeps the roster and the turns.
+
+Every step also lands in the encounter's `history` (an action, a turn passed or passed
+by, a combatant who joined or left) and changes its `version`, a digest of what every
+member sees of its turns; a write may name the version (If-Match) or the turn
+(`expected_turn`) it expects, and a stale one is refused (the turn guard).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from app.engine.contract import (
     RecordedEntry,
     acting_character_id,
 )
-from app.engine.errors import RuleRefusal
+from app.engine.errors import RuleRefusal, refusal
 from app.engine.registry import Registry, Rules
 from app.models import Character, Encounter, LogEntry, User, utcnow
 from app.models.encounter import CombatantCreate, EncounterCreate
@@ -38,13 +43,20 @@ from app.services.access import (
     get_campaign_character,
 )
 from app.services.awaiting import open_waits
+from app.services.encounter_guard import Expected, current, guard, version_of
 from app.services.log import SealedEntry, append_entry, record
 from app.services.roll_requests import answering, request_public
 from app.services.rolls import check_gm_decides, check_other_side, named_allies, roll
 from app.services.table import CampaignTable
 from app.services.views import can_see
 
-SKIPPED = "turn_skipped"  # a history item: the turn passed over one who sits out (FAB-23)
+# History items that are not actions: the turn passed on, passed one by who sits out
+# (FAB-23), a combatant joined or left.
+PASSED = "turn_passed"
+SKIPPED = "turn_skipped"
+JOINED = "joined"
+LEFT = "left"
+STEPS = frozenset({PASSED, SKIPPED, JOINED, LEFT})
 
 
 def _not_found(encounter_id: uuid.UUID) -> NotFound:
@@ -52,9 +64,15 @@ def _not_found(encounter_id: uuid.UUID) -> NotFound:
 
 
 def load(
-    session: Session, user: User, encounter_id: uuid.UUID, *, lock: bool = False
+    session: Session,
+    user: User,
+    encounter_id: uuid.UUID,
+    *,
+    lock: bool = False,
+    expected: Expected | None = None,
 ) -> tuple[Encounter, CampaignAccess]:
-    """The encounter and the caller's access to its campaign (404 for non-members)."""
+    """The encounter and the caller's access to its campaign (404 for non-members); locked,
+    checked against what the write expects of it (409 when stale)."""
     encounter = session.get(Encounter, encounter_id)
     if encounter is None:
         raise _not_found(encounter_id)
@@ -65,6 +83,8 @@ def load(
     if lock:
         # Read again under the campaign lock: another request may have just changed it.
         session.refresh(encounter)
+        if expected is not None:
+            guard(encounter, expected)
     return encounter, access
 
 
@@ -173,11 +193,21 @@ def _roll_initiative(
     registry: Registry,
     encounter: Encounter,
     combatants: list[Combatant],
+    tie_order: list[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Roll the system's initiative for these combatants: each one's row, in order."""
+    """Roll the system's initiative for these combatants: each one's row, in order. A
+    ruleset whose initiative request takes an `order` (JDR-30a) gets the players' order
+    between tied PCs; another breaks its ties itself."""
     combat = combat_of(registry, access)
     rules = registry.in_campaign(access.campaign.system, combat.initiative_kind)
     request = combat.initiative(CampaignTable(session, access), encounter.deck, combatants)
+    if tie_order:
+        if "order" not in type(request).model_fields:
+            ruleset, _ = registry.system(access.campaign.system)
+            raise Unprocessable(
+                f"{ruleset.name} breaks initiative ties by its own rule: send no tie_order"
+            )
+        request = request.model_copy(update={"order": tie_order})
     entry = record(session, access, rules, Prepared(request))
     assert entry.resolution is not None
     result = entry.resolution.result
@@ -187,8 +217,15 @@ def _roll_initiative(
     return {row.character_id: row.row for row in combat.initiative_rows(result)}
 
 
-def start(session: Session, access: LockedAccess, registry: Registry, encounter: Encounter) -> None:
-    """Roll initiative for everyone by the system's rule; round 1 begins."""
+def start(
+    session: Session,
+    access: LockedAccess,
+    registry: Registry,
+    encounter: Encounter,
+    tie_order: list[uuid.UUID] | None = None,
+) -> None:
+    """Roll initiative for everyone by the system's rule; round 1 begins, passing by whoever
+    sits out. `tie_order`: the players' order between tied PCs (JDR-30a)."""
     access.require_gm("roll initiative")
     if encounter.status != "setup":
         raise Conflict(f"the encounter is {encounter.status}; initiative is rolled once, at setup")
@@ -196,13 +233,61 @@ def start(session: Session, access: LockedAccess, registry: Registry, encounter:
     live = [c for c in roster if c.active]
     if not live:
         raise Unprocessable("add combatants before rolling initiative")
-    rows = _roll_initiative(session, access, registry, encounter, live)
+    _fighting_elsewhere(session, encounter, live)
+    order = _tie_order(live, tie_order or [])
+    rows = _roll_initiative(session, access, registry, encounter, live, order)
     by_id = {c.character_id: c for c in roster}
     ordered = [by_id[cid].model_copy(update={"initiative": rows[cid]}) for cid in rows]
     rest = [c for c in roster if c.character_id not in rows]
-    _keep(encounter, ordered + rest)
+    combatants = ordered + rest
+    _keep(encounter, combatants)
     encounter.status, encounter.round, encounter.turn = "active", 1, 0
+    combat = combat_of(registry, access)
+    if _sits_out(session, access, combat, combatants[0]) is not None:
+        _advance(session, access, registry, combat, encounter, combatants, 0)
     _save(session, encounter)
+
+
+def _tie_order(live: list[Combatant], tie_order: list[uuid.UUID]) -> list[str]:
+    """JDR-30a: the players choose the order between tied PCs: each a PC of the encounter,
+    named once."""
+    fighting = {c.character_id: c for c in live}
+    order = [str(character_id) for character_id in tie_order]
+    for character_id in order:
+        combatant = fighting.get(character_id)
+        if combatant is None:
+            raise Unprocessable(f"tie_order: character {character_id} is not in this encounter")
+        if combatant.kind != "pc":
+            raise Unprocessable(
+                f"JDR-30a: tie_order names {combatant.name}, an NPC; the order between "
+                "tied PCs is the players' choice",
+                rule="JDR-30a",
+            )
+    if len(set(order)) != len(order):
+        raise Unprocessable("tie_order names a character twice")
+    return order
+
+
+def _fighting_elsewhere(
+    session: Session, encounter: Encounter, combatants: list[Combatant]
+) -> None:
+    """A character fights in one running encounter at a time: 409 naming the other."""
+    wanted = {c.character_id for c in combatants if c.active}
+    running = session.exec(
+        select(Encounter).where(
+            col(Encounter.campaign_id) == encounter.campaign_id,
+            col(Encounter.status) == "active",
+            col(Encounter.id) != encounter.id,
+        )
+    ).all()
+    for other in running:
+        for fighter in other.combatants:
+            if fighter["active"] and fighter["character_id"] in wanted:
+                raise Conflict(
+                    f"{fighter['name']} is already fighting in the encounter {other.name!r} "
+                    f"({other.id}): remove them from it, or end it, first",
+                    encounter_id=str(other.id),
+                )
 
 
 # --- roster changes ------------------------------------------------------------------------
@@ -225,6 +310,8 @@ def join(
     if any(c.character_id == str(character.id) and c.active for c in roster):
         raise Conflict(f"{character.name} is already in this encounter")
     newcomer = _combatant(character, data)
+    if encounter.status == "active":
+        _fighting_elsewhere(session, encounter, [newcomer])
     combatants = []
     for index, combatant in enumerate(roster):
         if combatant.character_id == newcomer.character_id:
@@ -239,8 +326,9 @@ def join(
     else:
         combatants.append(newcomer)
     _keep(encounter, combatants)
+    logged = _log(session, access, encounter, "encounter.joined", character_id=str(character.id))
+    _note(encounter, JOINED, newcomer.character_id, logged.seq)
     _save(session, encounter)
-    _log(session, access, encounter, "encounter.joined", character_id=str(character.id))
 
 
 def _insert(
@@ -254,30 +342,66 @@ def _insert(
 
 
 def leave(
-    session: Session, access: CampaignAccess, encounter: Encounter, character_id: uuid.UUID
+    session: Session,
+    access: LockedAccess,
+    registry: Registry,
+    encounter: Encounter,
+    character_id: uuid.UUID,
 ) -> None:
+    """The GM takes a combatant out; on their turn, the turn passes on."""
     access.require_gm("remove combatants")
     if encounter.status == "ended":
         raise Conflict("the encounter has ended")
-    roster = _roster(encounter)
-    for combatant in roster:
-        if combatant.character_id == str(character_id) and combatant.active:
-            combatant.active = False
-            break
-    else:
+    if not _remove(session, access, registry, encounter, str(character_id), "removed"):
         raise NotFound(f"character {character_id} is not fighting in this encounter")
+
+
+def character_deleted(
+    session: Session, access: LockedAccess, registry: Registry, character_id: uuid.UUID
+) -> None:
+    """A deleted character leaves every encounter not ended yet, passing the turn on if
+    it was theirs."""
+    for encounter in session.exec(
+        select(Encounter)
+        .where(
+            col(Encounter.campaign_id) == access.campaign.id,
+            col(Encounter.status) != "ended",
+        )
+        .order_by(col(Encounter.created_at), col(Encounter.id))
+    ).all():
+        _remove(session, access, registry, encounter, str(character_id), "deleted")
+
+
+def _remove(
+    session: Session,
+    access: LockedAccess,
+    registry: Registry,
+    encounter: Encounter,
+    character_id: str,
+    reason: str,
+) -> bool:
+    """The combatant no longer fights (their row stays, for the history); whether they did."""
+    roster = _roster(encounter)
+    index = next(
+        (i for i, c in enumerate(roster) if c.character_id == character_id and c.active), None
+    )
+    if index is None:
+        return False
+    on_turn = encounter.status == "active" and index == encounter.turn
+    roster[index].active = False
     _keep(encounter, roster)
+    logged = _log(session, access, encounter, "encounter.left", character_id=character_id)
+    _note(encounter, LEFT, character_id, logged.seq, reason=reason)
+    if on_turn:
+        combat = combat_of(registry, access)
+        # Passed on to whoever may act; when nobody may now, the GM's next passes rounds.
+        if any(_sits_out(session, access, combat, c) is None for c in roster if c.active):
+            _advance(session, access, registry, combat, encounter, roster, index + 1, roster[index])
     _save(session, encounter)
-    _log(session, access, encounter, "encounter.left", character_id=str(character_id))
+    return True
 
 
 # --- turns ---------------------------------------------------------------------------------
-
-
-def current(encounter: Encounter) -> dict[str, Any] | None:
-    if encounter.status != "active" or not encounter.combatants:
-        return None
-    return encounter.combatants[encounter.turn % len(encounter.combatants)]
 
 
 def next_turn(
@@ -296,13 +420,39 @@ def next_turn(
     if waiting:
         raise Conflict(_waiting_detail(session, access, waiting))
     combatants = _roster(encounter)
-    combat.after_turn(combatants[encounter.turn])
-    turn, new_round = encounter.turn, encounter.round
+    passing = combatants[encounter.turn]
+    combat.after_turn(passing)
+    _advance(session, access, registry, combat, encounter, combatants, encounter.turn + 1, passing)
+    _save(session, encounter)
+
+
+def _sits_out(
+    session: Session, access: CampaignAccess, combat: Combat, combatant: Combatant
+) -> str | None:
+    """Why the combatant, as the table may know it, loses its turn now (or None)."""
+    sheet = turns.sheets(session, [combatant]).get(combatant.character_id, {})
+    return combat.sits_out(turns.told(session, access, combatant), sheet)
+
+
+def _advance(
+    session: Session,
+    access: LockedAccess,
+    registry: Registry,
+    combat: Combat,
+    encounter: Encounter,
+    combatants: list[Combatant],
+    first: int,
+    passing: Combatant | None = None,
+) -> None:
+    """The turn goes to the first combatant able to act from position `first` on; past
+    the last, a new round. Those who sit out are passed by (`turn_skipped`, with the round
+    of the turn they lost); `passing`, whose turn ended, is shown `turn_passed`. One
+    `encounter.turn` entry records it all."""
+    turn, new_round = first, encounter.round
     sheets = turns.sheets(session, combatants)
-    skipped: list[tuple[Combatant, int]] = []  # with the round of the turn it lost
+    skipped: list[tuple[Combatant, int, str]] = []  # with the round of the turn it lost
     # Two rounds at most: a round that passes may wake a combatant (FAB-50's Sonné).
     for _ in range(2 * len(combatants)):
-        turn += 1
         if turn >= len(combatants):
             turn, new_round = 0, new_round + 1
             for combatant in combatants:
@@ -318,39 +468,45 @@ def next_turn(
             if turns.pass_round(session, access, registry, combat, combatants):
                 sheets = turns.sheets(session, combatants)
         candidate = combatants[turn]
-        if not candidate.active:
-            continue
-        known = turns.told(session, access, candidate)
-        if combat.sits_out(known, sheets.get(candidate.character_id, {})) is None:
-            break
-        skipped.append((candidate, new_round))
-        combat.after_turn(candidate)
+        if candidate.active:
+            known = turns.told(session, access, candidate)
+            reason = combat.sits_out(known, sheets.get(candidate.character_id, {}))
+            if reason is None:
+                break
+            skipped.append((candidate, new_round, reason))
+            combat.after_turn(candidate)
+        turn += 1
     else:
         raise Conflict("no combatant is left able to act; end the encounter")
     _keep(encounter, combatants)
+    passed_round = encounter.round
     encounter.turn, encounter.round = turn, new_round
-    passed_by = {"skipped": [c.character_id for c, _ in skipped]} if skipped else {}
+    if passing is None and not skipped:
+        return  # the first turn of the fight: nothing passed
+    passed_by = {"skipped": [c.character_id for c, _, _ in skipped]} if skipped else {}
+    to = combatants[turn].character_id
     logged = _log(
-        session,
-        access,
-        encounter,
-        "encounter.turn",
-        turn=turn,
-        character_id=combatants[turn].character_id,
-        **passed_by,
+        session, access, encounter, "encounter.turn", turn=turn, character_id=to, **passed_by
     )
-    encounter.history = [
-        *encounter.history,
-        *(
-            {"round": lost, "actor_id": c.character_id, "kind": SKIPPED, "seq": logged.seq}
-            for c, lost in skipped
-        ),
-    ]
-    _save(session, encounter)
+    if passing is not None:
+        _note(encounter, PASSED, passing.character_id, logged.seq, round=passed_round, to=to)
+    for combatant, lost, reason in skipped:
+        _note(encounter, SKIPPED, combatant.character_id, logged.seq, round=lost, reason=reason)
+
+
+def _note(encounter: Encounter, kind: str, actor_id: str, seq: int, **fields: Any) -> None:
+    """A step in the encounter's history (in the current round unless told)."""
+    item = {"round": encounter.round, "actor_id": actor_id, "kind": kind, "seq": seq, **fields}
+    encounter.history = [*encounter.history, item]
+
+
+def _actions(encounter: Encounter) -> list[dict[str, Any]]:
+    """The history's actions: its items of the system's roll kinds."""
+    return [item for item in encounter.history if item["kind"] not in STEPS]
 
 
 def _action_seqs(encounter: Encounter) -> list[int]:
-    return [int(item["seq"]) for item in encounter.history if item.get("kind") != SKIPPED]
+    return [int(item["seq"]) for item in _actions(encounter)]
 
 
 def _waiting_detail(
@@ -416,7 +572,7 @@ def act(
     if rules.ruleset is not ruleset or rules.kind.body is None:
         raise Unprocessable(f"a {access.campaign.system} encounter takes {ruleset.name} roll kinds")
     # What the client sent, no more: a request's values may fill what it left out.
-    sent = action.model_dump(exclude={"actor_id", "override"}, exclude_unset=True)
+    sent = action.model_dump(exclude={"actor_id", "override", "expected_turn"}, exclude_unset=True)
     body = rules.kind.body.model_validate(sent)
     actor_id = str(getattr(action, "actor_id"))  # noqa: B009
     override_asked = bool(getattr(action, "override", False))
@@ -429,6 +585,7 @@ def act(
         raise Unprocessable(f"the action is for character {acting}, not the actor {actor_id}")
     if not _controls(session, access, actor_id):
         raise Forbidden(f"you may act only for your own characters, not {actor.name}")
+    _check_awake(body, combatants)
     if override_asked and not access.is_gm:
         raise Forbidden("only the GM acts out of turn")
     override = override_asked and access.is_gm
@@ -515,6 +672,20 @@ def act(
     return entry
 
 
+def _check_awake(body: BaseModel, combatants: list[Combatant]) -> None:
+    """JDR-36: whoever fights in the encounter is awake; a stake for a sleeping target is
+    refused against them."""
+    if not getattr(body, "sleeping_target", False):
+        return
+    target = str(getattr(body, "target_id", ""))
+    fighting = next((c for c in combatants if c.character_id == target and c.active), None)
+    if fighting is not None:
+        raise refusal(
+            "JDR-36",
+            f"{fighting.name} is fighting in this encounter, awake: not a sleeping target",
+        )
+
+
 def _sides(combatants: list[Combatant]) -> dict[str, list[str]]:
     """Each combatant's allies: those still fighting on its side."""
     return {
@@ -538,7 +709,7 @@ def sides_of_action(session: Session, access: CampaignAccess, seq: int) -> dict[
             col(Encounter.campaign_id) == access.campaign.id, col(Encounter.status) == "active"
         )
     ).all():
-        if any(item["seq"] == seq for item in encounter.history):
+        if any(item["seq"] == seq for item in _actions(encounter)):
             return _sides(_roster(encounter))
     return {}
 
@@ -559,7 +730,7 @@ def bind_set_off(
             col(Encounter.campaign_id) == access.campaign.id, col(Encounter.status) == "active"
         )
     ).all():
-        item = next((h for h in encounter.history if h["seq"] == seq), None)
+        item = next((h for h in _actions(encounter) if h["seq"] == seq), None)
         turn_of = current(encounter)
         if item is None or turn_of is None:
             continue
@@ -613,7 +784,7 @@ def _acted_unseen(session: Session, access: CampaignAccess, encounter: Encounter
     """The combatants who acted this round in an entry the caller may not see."""
     seqs = {
         item["seq"]: item["actor_id"]
-        for item in encounter.history
+        for item in _actions(encounter)
         if item["round"] == encounter.round
     }
     if not seqs:
@@ -672,23 +843,31 @@ def view(
             condition = {name: character.sheet.get(name) for name in fields}
         return {**combatant, "condition": condition}
 
+    kinds = {c["character_id"]: c["kind"] for c in encounter.combatants}
+
+    def step(item: dict[str, Any]) -> dict[str, Any]:
+        if item["kind"] == SKIPPED and not access.is_gm and kinds.get(item["actor_id"]) != "pc":
+            # FAIR-21: why an NPC sits out (dead, Broken, frozen…) is its sheet's, the GM's.
+            return {key: value for key, value in item.items() if key != "reason"}
+        return item
+
     turn_of = current(encounter)
     return {
         "id": encounter.id,
         "campaign_id": encounter.campaign_id,
         "name": encounter.name,
         "status": encounter.status,
+        "version": version_of(encounter),
         "round": encounter.round,
         "current": public(turn_of) if turn_of else None,
         "combatants": [public(c) for c in encounter.combatants],
-        "history": encounter.history,
+        "history": [step(item) for item in encounter.history],
         "pending_states": [
             waiting.public()
             for waiting in turns.unsettled(session, access, combat, _action_seqs(encounter))
         ],
         "awaiting": [
-            request_public(row)
-            for row in open_waits(session, access, (item["seq"] for item in encounter.history))
+            request_public(row) for row in open_waits(session, access, _action_seqs(encounter))
         ],
         "created_at": encounter.created_at,
     }

@@ -313,10 +313,13 @@ def test_jdr_express_full_fight(client, gm, player, other_player, outsider, forc
     forced_dice.push(3, 3)
     entry = acted(client, encounter, player, mihail, "jdr.action", **prayer)["entry"]
     assert (entry["result"]["talent_bonus"], entry["result"]["total"]) == (2, 11)
+    # One action a turn (JDR-30a): a second is the GM's to allow.
+    stake = {"attacker_id": mihail["id"], "target_id": strigoi["id"]}
+    again = act(client, encounter, player, mihail, "jdr.attack", **stake)
+    assert assert_problem(again, 409, "one action a turn")["rule"] == "JDR-30a"
     # Mihail's fists: 6+5 + 2 = 13 against Strigoi's Defense 6: margin 7, serious.
     forced_dice.push(6, 5)
-    stake = {"attacker_id": mihail["id"], "target_id": strigoi["id"]}
-    hit = acted(client, encounter, player, mihail, "jdr.attack", **stake)
+    hit = acted(client, encounter, gm, mihail, "jdr.attack", override=True, **stake)
     assert hit["entry"]["result"]["severity"] == "serious"
     assert [w["severity"] for w in sheet(client, strigoi, gm)["wounds"]] == ["serious"]
 
@@ -348,7 +351,8 @@ def test_jdr_express_full_fight(client, gm, player, other_player, outsider, forc
         player_view["Strigoi"]["initiative"] is None and player_view["Loup"]["initiative"] is None
     )
     assert player_view["Mihail"]["initiative"] == gm_view["Mihail"]["initiative"]
-    assert len(as_player["history"]) == 5
+    # The actions among the history's steps (turn passes and roster changes are listed too).
+    assert len([h for h in as_player["history"] if "." in h["kind"]]) == 5
 
     # The turn goes round: Ilona, Strigoi, Loup, then round 3 from the top.
     assert current(next_turn(client, encounter, player)) == "Ilona"
@@ -613,7 +617,7 @@ def test_fabulae_tenebris_full_fight(
     assert player_view["Ada"]["condition"]["stress"] == 0
     assert player_view["Bruno"]["condition"]["stress"] == 4
     assert player_view["Bruno"]["conditions"][0]["code"] == "frozen"
-    assert [h["kind"] for h in as_player["history"]] == [
+    assert [h["kind"] for h in as_player["history"] if "." in h["kind"]] == [
         "fabulae.attack",
         "fabulae.defend",
         "fabulae.action",
@@ -785,14 +789,23 @@ def test_vampire_full_fight(
     assert spent["entry"]["result"]["willpower_spent"] is True
     assert spent["entry"]["result"]["outcome"] == "success"
     assert sheet(client, marta, other_player)["willpower"] == {"max": 5, "current": 4}
-    assert by_name(spent["encounter"])["Marta"]["spent"] == {"willpower": True}
+    assert by_name(spent["encounter"])["Marta"]["spent"] == {"action": True, "willpower": True}
+    # One action a turn (VAM-40); the GM's override allows another, never a second Willpower.
+    again = act(client, encounter, other_player, marta, "vampire.action", **athletics(marta))
+    assert assert_problem(again, 409, "one action a turn")["rule"] == "VAM-40"
     twice = act(
-        client, encounter, other_player, marta, "vampire.action", **athletics(marta, willpower=True)
+        client,
+        encounter,
+        gm,
+        marta,
+        "vampire.action",
+        override=True,
+        **athletics(marta, willpower=True),
     )
     assert assert_problem(twice, 409, "Willpower")["rule"] == "VAM-21"
     assert sheet(client, marta, gm)["willpower"]["current"] == 4
-    forced_dice.push(6, 6, 1, 2, 2, 2)  # without Willpower, a second roll is fine
-    acted(client, encounter, other_player, marta, "vampire.action", **athletics(marta))
+    forced_dice.push(6, 6, 1, 2, 2, 2)  # without Willpower, the GM's second roll is fine
+    acted(client, encounter, gm, marta, "vampire.action", override=True, **athletics(marta))
 
     # The GM acts out of turn for the Ghoul.
     forced_dice.push(9, 9, 9, 9)
@@ -824,7 +837,7 @@ def test_vampire_full_fight(
     assert by_name(as_player)["Lucien"]["condition"] == {"willpower": {"max": 5, "current": 4}}
     assert by_name(as_player)["Marta"]["condition"] == {"willpower": {"max": 5, "current": 3}}
     assert as_player["current"]["name"] == "Marta"
-    assert [h["round"] for h in as_player["history"]] == [1, 1, 1, 1, 1, 2]
+    assert [h["round"] for h in as_player["history"] if "." in h["kind"]] == [1, 1, 1, 1, 1, 2]
 
     encounter = ok(post(client, encounter, "/end", gm))
     assert encounter["status"] == "ended"
@@ -1024,3 +1037,27 @@ def test_FAIR_21_a_willpower_spent_in_a_blind_action_is_not_shown_to_the_table(
     )
     assert by_name(get(client, encounter, gm))["Lucien"]["spent"] == {"willpower": True}
     assert by_name(get(client, encounter, other_player))["Lucien"]["spent"] == {}
+
+
+def test_JDR_30a_a_combatants_roll_goes_through_the_encounter(
+    client, gm, player, other_player, forced_dice, jdr_fight
+):
+    campaign, mihail, ilona, strigoi, _loup = jdr_fight
+    encounter = created(
+        client, campaign, gm, "Col", fighter(mihail, "pcs"), fighter(strigoi, "foes")
+    )
+    forced_dice.push(6, 6, 1, 1)  # Mihail 14, Strigoi 5
+    encounter = initiative(client, encounter, gm)
+    rolls = f"{API}/campaigns/{campaign['id']}/rolls"
+    prayer = {"kind": "jdr.action", "character_id": mihail["id"], "trait": "mental"}
+    # Through POST .../rolls a combatant would escape its turn and its one action.
+    bypass = client.post(rolls, json=prayer, headers=player.headers)
+    assert_problem(bypass, 409, "is fighting in the encounter")
+    forced_dice.push(3, 3)
+    acted(
+        client, encounter, player, mihail, "jdr.action", character_id=mihail["id"], trait="mental"
+    )
+    # A character outside the fight rolls as before.
+    forced_dice.push(3, 3)
+    elsewhere = {**prayer, "character_id": ilona["id"]}
+    assert client.post(rolls, json=elsewhere, headers=other_player.headers).status_code == 201

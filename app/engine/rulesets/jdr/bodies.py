@@ -126,7 +126,11 @@ class JdrAttackCreate(RollBase):
     advantage: bool = False
     disadvantage: bool = False
     context: JdrAttackContext = Field(default_factory=JdrAttackContext)
-    sleeping_target: bool = Field(default=False, description="JDR-36: staking a sleeping vampire")
+    sleeping_target: bool = Field(
+        default=False,
+        description="JDR-36: staking a sleeping vampire; refused against a combatant of the "
+        "same encounter, who is awake",
+    )
 
 
 class JdrHolyWaterCreate(RollBase):

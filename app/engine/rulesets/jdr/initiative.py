@@ -34,6 +34,7 @@ from app.engine.rulesets.jdr.core import (
     uncared_serious_wound,
 )
 from app.engine.rulesets.jdr.sheet import JdrCharacter, Wound
+from app.engine.turns import check_one_action, spend_action
 
 INITIATIVE_KIND = "jdr.initiative"
 
@@ -320,11 +321,21 @@ class JdrCombat(PlainTurns):
     def acts_before(self, newcomer: Combatant, other: Combatant) -> bool:
         return newcomer.rank_value("total") > other.rank_value("total")
 
-    def check_action(self, action: CombatAction) -> None:
+    def sits_out(self, combatant: Combatant, sheet: Mapping[str, JsonValue]) -> str | None:
+        """A creature destroyed for good (JDR-36's stake) acts no more. Nothing else takes
+        a JDR combatant out: wounds burden rolls (JDR-3), and a PC turned NPC (JDR-42)
+        still acts, for the GM."""
+        if sheet.get("destroyed") is True:
+            return f"JDR-36: {combatant.name} is destroyed for good"
         return None
+
+    def check_action(self, action: CombatAction) -> None:
+        """JDR-30a: each acts in its turn, once."""
+        check_one_action(action, "JDR-30a")
 
     def prepare_action(self, action: CombatAction) -> BaseModel:
         """JDR-31a: a PC caught off guard gets no talent bonus in the first round."""
+        spend_action(action)
         body = action.body
         if (
             isinstance(body, JdrActionCreate)

@@ -26,6 +26,7 @@ from app.engine.dice import DiceSource, roll_off
 from app.engine.errors import refusal
 from app.engine.rulesets.vampire.action import VampireActionCreate
 from app.engine.rulesets.vampire.sheet import VampireCharacter, VampireWillpower
+from app.engine.turns import check_one_action, spend_action
 
 
 class VampireInitiativeCombatant(Model):
@@ -155,9 +156,11 @@ class VampireCombat(PlainTurns):
         return newcomer.rank_value("total") > other.rank_value("total")
 
     def check_action(self, action: CombatAction) -> None:
-        return None
+        """VAM-40: each acts once in its turn, in initiative order (the classic rule)."""
+        check_one_action(action, "VAM-40")
 
     def prepare_action(self, action: CombatAction) -> BaseModel:
+        spend_action(action)
         body = action.body
         if not isinstance(body, VampireActionCreate):
             return body
