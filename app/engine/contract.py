@@ -495,6 +495,11 @@ class Combat(Protocol):
         """What an encounter shows of a combatant's condition: its fields are sheet fields."""
         ...
 
+    @property
+    def initiative_each_round(self) -> bool:
+        """Whether initiative is rolled again at each new round (Vampire's classic rule)."""
+        ...
+
     def initiative(
         self, table: Table, state: Mapping[str, JsonValue], combatants: Sequence[Combatant]
     ) -> Model:
@@ -551,6 +556,8 @@ class Combat(Protocol):
 class PlainTurns:
     """The parts of `Combat` a ruleset leaves plain: nobody sits a turn out, a new round
     records nothing, and an action leaves nothing that holds the turn."""
+
+    initiative_each_round = False
 
     def sits_out(self, combatant: Combatant, sheet: Mapping[str, JsonValue]) -> str | None:
         return None

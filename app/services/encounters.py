@@ -457,6 +457,11 @@ def _advance(
             turn, new_round = 0, new_round + 1
             for combatant in combatants:
                 combatant.spent = {}
+            if combat.initiative_each_round:  # VAM-40: rolled again for the new round
+                live = [c for c in combatants if c.active]
+                rows = _roll_initiative(session, access, registry, encounter, live)
+                for combatant in live:
+                    combatant.initiative = rows.get(combatant.character_id, combatant.initiative)
             # From round 2 the standing order holds: newcomers sorted in, JDR-31a's
             # first-round surprise and off guard lifted.
             combatants = [

@@ -817,12 +817,14 @@ def test_vampire_full_fight(
     acted(client, encounter, player, lucien, "vampire.action", **athletics(lucien, willpower=True))
     assert sheet(client, lucien, player)["willpower"]["current"] == 4
 
-    # Round 2: the same order (no first-round modifiers), Willpower available again.
+    # Round 2: initiative is rolled again (VAM-40), in the standing order: Ghoul 1+4 = 5,
+    # Marta 2+7 = 9, Lucien 9+7 = 16. Willpower is available again.
+    forced_dice.push(1, 2, 9)
     encounter = next_turn(client, encounter, player)
-    assert (encounter["round"], current(encounter)) == (2, "Ghoul")
-    assert order(encounter) == ["Ghoul", "Marta", "Lucien"]
+    assert (encounter["round"], current(encounter)) == (2, "Lucien")
+    assert order(encounter) == ["Lucien", "Marta", "Ghoul"]
     assert all(c["spent"] == {} for c in encounter["combatants"])
-    encounter = next_turn(client, encounter, gm)
+    encounter = next_turn(client, encounter, player)
     forced_dice.push(6, 6, 6, 6, 6, 6)
     again = acted(
         client, encounter, other_player, marta, "vampire.action", **athletics(marta, willpower=True)

@@ -90,6 +90,7 @@ class FabulaeCombat:
     """FAB-44, FAB-60..62 in an encounter."""
 
     initiative_kind = "fabulae.initiative"
+    initiative_each_round = False  # FAB-61: the cards hold for the fight
     initiative_row = FabulaeInitiativeRow
     condition = FabulaeCondition
 

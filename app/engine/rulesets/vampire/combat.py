@@ -119,6 +119,7 @@ class VampireCombat(PlainTurns):
     """The Combat contract for Vampire."""
 
     initiative_kind = INITIATIVE.name
+    initiative_each_round = True  # VAM-40: 1D10 + Dextérité + Astuce, every turn
     initiative_row = VampireInitiativeRow
     condition = VampireCondition
 
