@@ -237,7 +237,9 @@ class Table(Protocol):
         ...
 
     def scene_entries(self, kind: str) -> list[LoggedEntry]:
-        """The entries of one kind made in the current scene, in order (JDR-31)."""
+        """The entries of one kind made in the current scene that the caller may see, in
+        order (JDR-31, VAM-30), listed without being read: a rule that uses what one holds
+        reads it through `entry(seq)` (FAIR-21)."""
         ...
 
 

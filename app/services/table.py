@@ -266,6 +266,10 @@ class CampaignTable:
         ]
 
     def scene_entries(self, kind: str) -> list[LoggedEntry]:
+        """The entries of one kind made in the current scene that the caller may see,
+        listed, not read: a rule that uses one reads it through `entry(seq)`, which makes
+        the roll at least as hidden (FAIR-21). Reading them all would hide a roll behind
+        every hidden roll of the scene."""
         rows = self._session.exec(
             select(LogEntry)
             .where(
@@ -274,10 +278,11 @@ class CampaignTable:
             )
             .order_by(col(LogEntry.seq))
         ).all()
-        in_scene = [row for row in rows if row.request.get("scene") == self.scene]
-        for row in in_scene:
-            self._read(row)
-        return [logged_entry(row) for row in in_scene]
+        return [
+            logged_entry(row)
+            for row in rows
+            if row.request.get("scene") == self.scene and can_see(row, self._access)
+        ]
 
 
 def _opened(entry: LogEntry) -> dict[str, Any]:

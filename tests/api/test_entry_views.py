@@ -28,11 +28,11 @@ def test_every_resolved_entry_records_its_rules_version_in_its_hashed_content(
 ):
     campaign, character = lucien
     entry = rolled(client, campaign, player, action(character))
-    assert entry["rules"] == "vampire@1"
+    assert entry["rules"] == "vampire@2"
     dice = rolled(client, campaign, gm, {"kind": "dice", "notation": "1d6"})
     assert dice["rules"] == "dice@1"
     exported = client.get(url(campaign, "/log/export"), headers=gm.headers).text.splitlines()
-    assert '"rules":"vampire@1"' in exported[entry["seq"] - 1]  # in the entry as it is hashed
+    assert '"rules":"vampire@2"' in exported[entry["seq"] - 1]  # in the entry as it is hashed
     log = client.get(url(campaign, "/log"), headers=gm.headers).json()["data"]
     assert "rules" not in log[0]  # the epoch_opened entry is the service's own
 

@@ -36,6 +36,7 @@ def test_sheet_schemas_carry_the_rule_ranges(client, gm):
         "players_set_difficulty",
         "blank_botch",
         "retry_penalty",
+        "players_take_automatic",
     }
 
 

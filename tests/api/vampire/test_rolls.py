@@ -673,36 +673,35 @@ def test_FAIR_21_VAM_30_a_retry_continues_a_self_roll_whose_sheet_waits_for_the_
 def test_FAIR_21_a_public_retry_beside_a_held_one_is_as_hidden_and_waits_too(
     client, make_campaign, make_character, gm, player, other_player, forced_dice
 ):
-    table = make_table(make_campaign, make_character, gm, player, other_player)
+    table = make_table(make_campaign, make_character, gm, player, other_player, blank_botch=True)
     campaign, lucien = table.campaign, table.lucien
-    forced_dice.push(*FAIL)
-    failed = acted(client, campaign, player, lucien, difficulty=6)
-    forced_dice.push(*FAIL)
-    spent = acted(
+    new_session(client, campaign, gm)
+    forced_dice.push(*BOTCH)
+    absorbed = acted(client, campaign, player, lucien, difficulty=6, visibility="self")
+    assert absorbed["result"]["botch_absorbed"] is True and absorbed["effects_held"] is True
+    # Its retry, asked in public, reads the sheet as the held roll left it (the session's
+    # blank botch used, VAM-16): shown in public, its botch, no longer absorbed, would tell
+    # every player the self roll botched. (Before rules version 2 this test spent Willpower
+    # in the held roll; a Willpower roll succeeds, and a success now closes its chain.)
+    forced_dice.push(*BOTCH)
+    again = acted(
         client,
         campaign,
         player,
         lucien,
         difficulty=6,
-        retry_of=failed["seq"],
-        willpower=True,
-        visibility="self",
-    )
-    assert spent["effects_held"] is True
-    # A second retry of the same roll reads Willpower as the held one left it (4): shown
-    # in public, it would tell every player the self roll spent Willpower.
-    forced_dice.push(*FAIL)
-    again = acted(
-        client, campaign, player, lucien, difficulty=6, retry_of=failed["seq"], willpower=True
+        retry_of=absorbed["seq"],
+        visibility="public",
     )
     assert again["visibility"] == "gm" and again["effects_held"] is True
-    assert again["request"]["character"]["sheet"]["willpower"]["current"] == 4
+    assert again["request"]["character"]["sheet"]["blank_botch_session"] == 1
+    assert again["result"]["outcome"] == "botch" and again["result"]["botch_absorbed"] is False
     seen = client.get(url(campaign, f"/rolls/{again['seq']}"), headers=other_player.headers)
     assert seen.json()["redacted"] is True
-    assert willpower_of(client, other_player, lucien)["current"] == 5
-    apply_waiting(client, campaign, gm, spent["seq"])
+    assert sheet_of(client, other_player, lucien)["blank_botch_session"] is None
+    apply_waiting(client, campaign, gm, absorbed["seq"])
     apply_waiting(client, campaign, gm, again["seq"])
-    assert willpower_of(client, gm, lucien)["current"] == 3
+    assert sheet_of(client, gm, lucien)["blank_botch_session"] == 1
 
 
 def test_VAM_30_the_difficulty_never_exceeds_10(client, table, player, forced_dice):
@@ -931,10 +930,12 @@ def test_every_vampire_entry_kind_replays_and_verifies_offline(
 
 def test_vampire_draws_are_rederived_after_rotation(client, table, gm, player):
     campaign, lucien = table.campaign, table.lucien
+    # The automatic success first: after a failed roll of the same action in the scene, it
+    # would be that roll's retry (VAM-30 corrected), at 7, beyond the pool of 6.
+    acted(client, campaign, player, lucien, take_automatic=True)
     acted(client, campaign, player, lucien)
     acted(client, campaign, player, lucien, "charisme", "commandement", difficulty=8)
     acted(client, campaign, player, lucien, "vigueur", "athletisme", willpower=True)
-    acted(client, campaign, player, lucien, take_automatic=True)
     with_draws = [e for e in log_entries(client, campaign, gm) if e.get("draws")]
     assert len(with_draws) == 3
     assert sum(len(e["draws"]) for e in with_draws) == 6 + 6 + 5

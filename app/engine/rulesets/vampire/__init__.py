@@ -1,4 +1,7 @@
-"""Vampire: D10 pools against a difficulty (VAM-1..30), as one ruleset."""
+"""Vampire: D10 pools against a difficulty (VAM-1..30), as one ruleset.
+
+Rules version 2 applies the corrections of 2026-11-30 (VAM-2, VAM-20, VAM-30); entries made
+under version 1 replay under its rules."""
 
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ VAMPIRE = System(
 RULESET = Ruleset(
     id="vampire",
     name="Vampire",
-    version=1,
+    version=2,
     systems=(VAMPIRE,),
     kinds=(ACTION, WILLPOWER_RESTORE, INITIATIVE),
     labels=LABELS,

@@ -3,6 +3,7 @@ automatic success, and retries."""
 
 from __future__ import annotations
 
+import difflib
 import uuid
 from collections.abc import Sequence
 from typing import Final, Literal
@@ -13,6 +14,7 @@ from app.engine.bodies import MAX_SEQ, RollBody
 from app.engine.contract import (
     Effect,
     Language,
+    LoggedEntry,
     Model,
     Outcome,
     Prepared,
@@ -24,8 +26,14 @@ from app.engine.contract import (
     effect,
 )
 from app.engine.dice import DiceSource
-from app.engine.errors import InvalidInput, invalid, not_permitted, refusal
-from app.engine.rulesets.vampire.labels import ATTRIBUTES, DIFFICULTIES, OUTCOMES, ability_label
+from app.engine.errors import InvalidInput, RuleRefusal, invalid, not_permitted, refusal
+from app.engine.rulesets.vampire.labels import (
+    ABILITIES,
+    ATTRIBUTES,
+    DIFFICULTIES,
+    OUTCOMES,
+    ability_label,
+)
 from app.engine.rulesets.vampire.sheet import (
     ATTRIBUTE_SCHEMA,
     Attribute,
@@ -34,6 +42,10 @@ from app.engine.rulesets.vampire.sheet import (
 )
 
 SYSTEM: Final = "vampire"
+KIND: Final = "vampire.action"
+# The rules version of the corrections of 2026-11-30 (VAM-2, VAM-20, VAM-30 "corrected"): a
+# resolver applies a correction from this version on, so older entries replay as they were.
+CORRECTED: Final = 2
 DEFAULT_DIFFICULTY: Final = 6
 EXPLOSIVE_ABOVE: Final = 4  # VAM-14: explosive by default when the attribute is above 4
 Quality = Literal["marginal", "moderate", "complete"]
@@ -57,16 +69,32 @@ class VampireActionCreate(RollBody):
         description="VAM-14: a 10 counts twice; by default when the attribute is 5 "
         "(the Storyteller sets or clears it)",
     )
-    tense: bool = Field(default=False, description="VAM-20: combat or a tense situation")
+    tense: bool = Field(
+        default=False,
+        description="VAM-20, VAM-30: combat or a tense situation: no automatic success, no "
+        "retry penalty",
+    )
     willpower: bool = Field(default=False, description="VAM-21: spend 1 Willpower for a success")
     take_automatic: bool = Field(
-        default=False, description="VAM-20: take a marginal success without rolling"
+        default=False,
+        description="VAM-20: take a marginal success without rolling, as the Storyteller "
+        "allows (a roll request, or the campaign option players_take_automatic)",
     )
     retry_of: int | None = Field(
-        default=None, ge=1, le=MAX_SEQ, description="VAM-30: seq of the failed roll this retries"
+        default=None,
+        ge=1,
+        le=MAX_SEQ,
+        description="VAM-30: seq of the latest failed attempt of the action this retries; "
+        "left out, the character's failed attempt at the same attribute and ability in the "
+        "scene",
     )
     waive_retry_penalty: bool = Field(
         default=False, description="VAM-30: the Storyteller waives the retry penalty"
+    )
+    new_action: bool = Field(
+        default=False,
+        description="VAM-30: the Storyteller rules this roll a new action, not a retry of "
+        "the character's failed attempt at the same attribute and ability in the scene",
     )
     visibility: Visibility | None = Field(  # type: ignore[assignment]
         default=None, description="public by default; a retry keeps its action's visibility"
@@ -93,6 +121,11 @@ class VampireRetry(Model):
     of: int = Field(description="seq of the attempt this retries")
     chain: list[VampireAttempt] = Field(min_length=1)
     waived: bool
+    inferred: bool = Field(
+        default=False,
+        description="VAM-30 (rules version 2): taken as a retry without retry_of: the same "
+        "character, attribute and ability again in the scene after a failure",
+    )
 
 
 class VampireActionRequest(Model):
@@ -110,6 +143,9 @@ class VampireActionRequest(Model):
     willpower: bool = False
     take_automatic: bool = False
     retry: VampireRetry | None = None
+    new_action: bool = Field(
+        default=False, description="VAM-30: the Storyteller ruled it a new action, not a retry"
+    )
     willpower_spent_this_turn: bool = False
 
 
@@ -192,7 +228,7 @@ def read_roll(faces: Sequence[int], difficulty: int, explosive: bool, willpower:
     )
 
 
-def difficulty_of(request: VampireActionRequest) -> tuple[int, int]:
+def difficulty_of(request: VampireActionRequest, version: RulesVersion) -> tuple[int, int]:
     """VAM-11 and VAM-30: the base difficulty and the one rolled after retries."""
     retry = request.retry
     if retry is not None:
@@ -207,7 +243,35 @@ def difficulty_of(request: VampireActionRequest) -> tuple[int, int]:
     failures = sum(1 for attempt in retry.chain if attempt.outcome in ("failure", "botch"))
     if not request.options.retry_penalty or retry.waived:
         return base, base
+    if version >= CORRECTED and request.tense:
+        # VAM-30 corrected: « Dans des situations tendues… le conteur ne devra pas utiliser du
+        # tout cette règle »: no penalty on a tense roll (an encounter's included).
+        return base, base
     return base, min(10, base + failures)  # VAM-30: never above 10
+
+
+def unknown_ability(ability: str | None, character: VampireCharacter) -> InvalidInput | None:
+    """VAM-2 corrected: an ability is one of the V20 abilities or one the sheet lists; any
+    other name is an error naming the nearest known ones, not a zero."""
+    listed = character.sheet.abilities
+    if ability is None or ability in ABILITIES or ability in listed:
+        return None
+    known = sorted({*ABILITIES, *listed})
+    nearest = difflib.get_close_matches(ability, known, n=3, cutoff=0.6)
+    if nearest:
+        hint = "did you mean " + " or ".join(nearest) + "?"
+    else:
+        own = ", ".join(sorted(listed)) or "none"
+        hint = f"{character.name}'s sheet lists {own}; the V20 abilities are in VAM-2"
+    message = (
+        f"unknown ability {ability!r}: neither one of the V20 abilities nor one "
+        f"{character.name}'s sheet lists; {hint}"
+    )
+    return InvalidInput(
+        f"VAM-2: {message}",
+        rule="VAM-2",
+        errors=[{"loc": ["body", "ability"], "msg": message, "type": "unknown_ability"}],
+    )
 
 
 def resolve(
@@ -216,16 +280,21 @@ def resolve(
     """VAM-10..30: attribute + ability (+ modifier) D10 against a difficulty."""
     character = request.character
     sheet = character.sheet
+    if version >= CORRECTED and (unknown := unknown_ability(request.ability, character)):
+        raise unknown
     attribute_value = getattr(sheet.attributes, request.attribute)
     ability = request.ability
     ability_value = sheet.abilities.get(ability, 0) if ability else 0
     pool = attribute_value + ability_value + request.modifier
     if pool <= 0:
         raise refusal("VAM-10", f"the pool is {pool} dice; nothing can be rolled")
-    base, difficulty = difficulty_of(request)
+    base, difficulty = difficulty_of(request, version)
     retry = request.retry
-    if retry is not None and retry.chain[-1].outcome == "success":
-        raise refusal("VAM-30", "only a failed action is retried")
+    if retry is not None:
+        # VAM-30: only a failed action is retried; corrected, a success closes its chain.
+        closed = retry.chain if version >= CORRECTED else retry.chain[-1:]
+        if any(attempt.outcome == "success" for attempt in closed):
+            raise refusal("VAM-30", "only a failed action is retried; a success closes its chain")
     explosive = request.explosive
     if explosive is None:
         explosive = attribute_value > EXPLOSIVE_ABOVE
@@ -305,18 +374,25 @@ def resolve(
 # --- preparing a roll ---------------------------------------------------------------------
 
 
-def retry_chain(table: Table, body: VampireActionCreate) -> list[VampireAttempt]:
-    """VAM-30: the earlier attempts of the same action, oldest first."""
+def same_action(entry: LoggedEntry, body: VampireActionCreate) -> VampireActionRequest | None:
+    """The entry's request when it is an action of the same character, attribute and
+    ability as the body (VAM-30's same action), else None."""
+    if entry.kind != KIND or entry.character_id != str(body.character_id):
+        return None
+    earlier = VampireActionRequest.model_validate(entry.request)
+    return (
+        earlier if (earlier.attribute, earlier.ability) == (body.attribute, body.ability) else None
+    )
+
+
+def retry_chain(table: Table, body: VampireActionCreate, of: int) -> list[VampireAttempt]:
+    """VAM-30: the attempts of the action up to `of`, oldest first."""
     chain: list[VampireAttempt] = []
-    seq: int | None = body.retry_of
+    seq: int | None = of
     while seq is not None:
         entry = table.entry(seq)
-        same = entry.kind == "vampire.action" and entry.character_id == str(body.character_id)
-        earlier = VampireActionRequest.model_validate(entry.request) if same else None
-        if earlier is None or (earlier.attribute, earlier.ability) != (
-            body.attribute,
-            body.ability,
-        ):
+        earlier = same_action(entry, body)
+        if earlier is None:
             raise invalid(
                 "VAM-30",
                 f"retry_of {seq} is not the same action (same character, attribute and ability)",
@@ -332,40 +408,112 @@ def retry_chain(table: Table, body: VampireActionCreate) -> list[VampireAttempt]
             ),
         )
         seq = earlier.retry.of if earlier.retry else None
-    first = chain[0].difficulty
-    if body.difficulty is not None and body.difficulty != first:
-        raise invalid(
-            "VAM-30",
-            f"a retry is the same action, at its difficulty ({first}); the penalty is added "
-            "by the rules",
-        )
     return chain
+
+
+def retried_already(table: Table, of: int) -> None:
+    """VAM-30 corrected: a retry follows the latest attempt of its chain, so two retries
+    never follow the same attempt. A retry hidden from the caller is refused as hidden
+    (FAIR-13), whatever its outcome: only the GM continues that chain."""
+    later = [follow_up for follow_up in table.follow_ups(of) if follow_up.kind == KIND]
+    if later:
+        seq = table.entry(later[0].seq).seq
+        raise refusal(
+            "VAM-30",
+            f"attempt {of} was retried already (seq {seq}); a retry follows the latest "
+            "attempt of its chain",
+        )
+
+
+def failed_attempt(table: Table, body: VampireActionCreate) -> int | None:
+    """VAM-30 corrected: the character's latest attempt at the same attribute and ability
+    in the scene, when it failed: a roll of the same action after it is its retry.
+
+    An attempt hidden from the caller does not count (FAIR-13: whether it failed is hidden
+    from them): the Storyteller, who sees it, names it in `retry_of`."""
+    attempts = [entry for entry in table.scene_entries(KIND) if same_action(entry, body)]
+    if not attempts:
+        return None
+    try:
+        latest = table.entry(attempts[-1].seq)
+    except RuleRefusal as hidden:
+        if hidden.rule != "FAIR-13":
+            raise
+        return None
+    outcome = VampireActionResult.model_validate(latest.result).outcome
+    return latest.seq if outcome in ("failure", "botch") else None
+
+
+def check_gm_fields(body: VampireActionCreate, table: Table, options: VampireOptions) -> None:
+    """What the Storyteller alone sets, or sets in the roll request the player answers."""
+    if table.is_gm:
+        return
+    gm_set = table.gm_set
+    if body.explosive is not None and "explosive" not in gm_set:
+        raise not_permitted("VAM-14", "only the Storyteller sets or clears explosive")
+    if body.waive_retry_penalty and "waive_retry_penalty" not in gm_set:
+        raise not_permitted("VAM-30", "only the Storyteller waives the retry penalty")
+    if body.new_action and "new_action" not in gm_set:
+        raise not_permitted(
+            "VAM-30", "only the Storyteller rules a roll a new action rather than a retry"
+        )
+    allowed = options.players_take_automatic or options.players_set_difficulty
+    if body.take_automatic and "take_automatic" not in gm_set and not allowed:
+        raise not_permitted(
+            "VAM-20",
+            "take_automatic: the Storyteller allows an automatic success (VAM-20); roll "
+            "without it, or the GM sets it for you in a roll request, or lets players take "
+            "it with the campaign option players_take_automatic (or players_set_difficulty)",
+        )
 
 
 def prepare(body: VampireActionCreate, table: Table) -> Prepared[VampireActionRequest]:
     character = table.acting(body.character_id, VampireCharacter)
-    # The Storyteller's alone, or set in the Storyteller's roll request the player answers.
-    if not table.is_gm and body.explosive is not None and "explosive" not in table.gm_set:
-        raise not_permitted("VAM-14", "only the Storyteller sets or clears explosive")
-    waived = "waive_retry_penalty" in table.gm_set
-    if not table.is_gm and body.waive_retry_penalty and not waived:
-        raise not_permitted("VAM-30", "only the Storyteller waives the retry penalty")
-    retry = None
-    visibility = body.visibility or "public"
-    if body.retry_of is not None:
-        chain = retry_chain(table, body)
-        retry = VampireRetry(of=body.retry_of, chain=chain, waived=body.waive_retry_penalty)
-        visibility = body.visibility or chain[-1].visibility
+    options = VampireOptions.model_validate(table.options)
+    check_gm_fields(body, table, options)
+    if unknown := unknown_ability(body.ability, character):
+        raise unknown
+    if body.new_action and body.retry_of is not None:
+        raise invalid("VAM-30", "new_action and retry_of: a roll is a new action or a retry")
     if body.take_automatic and body.willpower:
         raise InvalidInput(
             "VAM-20/21: an automatic success rolls no dice; Willpower adds nothing", rule="VAM-20"
         )
+    of, inferred = body.retry_of, False
+    if of is None and not (body.new_action or body.tense) and options.retry_penalty:
+        # VAM-30 corrected: the same action again after a failure is a retry, unless the
+        # Storyteller rules it a new action; a tense roll does not use the rule at all.
+        of = failed_attempt(table, body)
+        inferred = of is not None
+    retry = None
+    visibility = body.visibility or "public"
+    if of is not None:
+        chain = retry_chain(table, body, of)
+        retried_already(table, of)
+        first = chain[0].difficulty
+        if body.difficulty is not None and body.difficulty != first:
+            taken = (
+                f"this roll is taken as a retry of {of}, the same action after a failure in "
+                "this scene (VAM-30); "
+                if inferred
+                else ""
+            )
+            way_out = "; or the Storyteller rules it a new action (new_action)" if inferred else ""
+            raise invalid(
+                "VAM-30",
+                f"{taken}a retry is the same action, at its difficulty ({first}); the "
+                f"penalty is added by the rules{way_out}",
+            )
+        retry = VampireRetry(of=of, chain=chain, waived=body.waive_retry_penalty)
+        if inferred:
+            retry.inferred = True
+        visibility = body.visibility or chain[-1].visibility
     request = VampireActionRequest(
         system=SYSTEM,
         session=table.session,
         scene=table.scene,
         character=character,
-        options=VampireOptions.model_validate(table.options),
+        options=options,
         attribute=body.attribute,
         ability=body.ability,
         modifier=body.modifier,
@@ -377,9 +525,9 @@ def prepare(body: VampireActionCreate, table: Table) -> Prepared[VampireActionRe
     )
     if retry is not None:
         request.retry = retry
-    return Prepared(
-        request, character_id=character.id, visibility=visibility, follows=body.retry_of
-    )
+    if body.new_action:
+        request.new_action = True
+    return Prepared(request, character_id=character.id, visibility=visibility, follows=of)
 
 
 # --- words ----------------------------------------------------------------------------------
@@ -419,7 +567,6 @@ ACTION: RollKind[VampireActionCreate, VampireActionRequest, VampireActionResult]
         ("difficulty", "VAM-5"),
         ("modifier", "VAM-5"),
         ("tense", "VAM-5"),
-        ("take_automatic", "VAM-20"),
     ),
     npc_values=(
         ("/attribute_value", "/character"),

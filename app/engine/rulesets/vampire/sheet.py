@@ -92,7 +92,14 @@ class VampireOptions(TableOptions):
     retry_penalty: bool = Field(
         default=True,
         title="Retry penalty",
-        description="Each failed attempt adds 1 to a retry's difficulty (VAM-30)",
+        description="Each failed attempt adds 1 to a retry's difficulty, and the same action "
+        "again in a scene after a failure is its retry (VAM-30)",
+    )
+    players_take_automatic: bool = Field(
+        default=False,
+        title="Players take automatic successes",
+        description="Players may take an automatic success unprompted (VAM-20); off, the "
+        "Storyteller allows it, in a roll request (players_set_difficulty allows it too)",
     )
 
 
