@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pydantic import BaseModel
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.core.problems import Forbidden, Unprocessable
-from app.engine.contract import CharacterKind, System
+from app.engine.contract import CharacterKind, System, to_json
 from app.engine.registry import Registry
 from app.engine.systems import default_sheet_values, derive, validate_sheet
 from app.models import (
@@ -48,9 +50,25 @@ def _require_member(session: Session, access: CampaignAccess, user_id: uuid.UUID
 
 
 def changed_fields(
-    before: dict[str, Any], after: dict[str, Any], fields: frozenset[str]
+    before: dict[str, Any],
+    after: dict[str, Any],
+    fields: frozenset[str],
+    defaults: Mapping[str, Any] | None = None,
 ) -> list[str]:
-    return sorted(name for name in fields if before.get(name) != after.get(name))
+    """The fields that differ; one a sheet saved before it existed counts as its default
+    (a rules update adds managed fields that no edit of the player's has touched)."""
+    known = defaults or {}
+    return sorted(name for name in fields if before.get(name, known.get(name)) != after.get(name))
+
+
+def field_defaults(sheet: type[BaseModel], names: Iterable[str]) -> dict[str, Any]:
+    """The JSON defaults of these sheet fields."""
+    fields = sheet.model_fields
+    return {
+        name: to_json(fields[name].get_default(call_default_factory=True))
+        for name in names
+        if name in fields
+    }
 
 
 def create_character(
@@ -137,7 +155,13 @@ def update_character(
             system, merged, kind=kind, options=access.campaign.options, creating=False
         )
         sheet = derive(system, character.sheet, sheet, access.campaign.current_scene)
-        overridden = changed_fields(character.sheet, sheet, system.protected_fields)
+        missing = [name for name in system.protected_fields if name not in character.sheet]
+        overridden = changed_fields(
+            character.sheet,
+            sheet,
+            system.protected_fields,
+            field_defaults(system.sheet, missing),
+        )
         if overridden and not access.is_gm:
             raise Forbidden(
                 f"{', '.join(overridden)}: resources the rules spend change only through rule "

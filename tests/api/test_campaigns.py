@@ -29,6 +29,7 @@ def test_options_get_their_defaults(client, gm):
         "players_set_difficulty": False,
         "blank_botch": False,
         "retry_penalty": True,
+        "players_take_automatic": False,
     }
 
 

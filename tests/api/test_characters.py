@@ -2,7 +2,8 @@
 
 import uuid
 
-from tests.conftest import API, DRACULA_SHEET, assert_problem
+from app.models import Character
+from tests.conftest import API, DRACULA_SHEET, FABULAE_SHEET, assert_problem
 
 
 def characters_url(campaign):
@@ -207,3 +208,26 @@ def test_non_member_gets_404_for_characters(client, gm, outsider, make_campaign,
     assert_problem(client.patch(url, json={"name": "x"}, headers=outsider.headers), 404)
     assert_problem(client.get(characters_url(campaign), headers=outsider.headers), 404)
     assert_problem(client.get(f"{API}/characters/{uuid.uuid4()}", headers=gm.headers), 404)
+
+
+def test_a_sheet_saved_before_a_rules_update_is_still_its_players_to_edit(
+    client, session, player, make_campaign, make_character
+):
+    # Rules updates add managed fields (Fabulae's `states_pending`, `deprived`); a sheet
+    # saved before them lacks them, and an edit that leaves them out changes none of them.
+    campaign = make_campaign("fabulae-tenebris", players=(player,))
+    character = make_character(campaign, player, sheet={**FABULAE_SHEET})
+    stored = session.get(Character, uuid.UUID(character["id"]))
+    assert stored is not None
+    stored.sheet = {
+        k: v for k, v in stored.sheet.items() if k not in ("states_pending", "deprived")
+    }
+    session.add(stored)
+    session.flush()
+    response = client.patch(
+        f"{API}/characters/{character['id']}",
+        json={"sheet": {"inventory": [{"name": "lanterne"}]}},
+        headers=player.headers,
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["sheet"]["states_pending"] == 0

@@ -834,10 +834,19 @@ def test_vampire_full_fight(
 
     # What each sees: the Ghoul's condition is the GM's alone.
     as_gm, as_player = get(client, encounter, gm), get(client, encounter, player)
-    assert by_name(as_gm)["Ghoul"]["condition"] == {"willpower": {"max": 5, "current": 5}}
+    assert by_name(as_gm)["Ghoul"]["condition"] == {
+        "willpower": {"max": 5, "current": 5},
+        "health": {"bashing": 0, "lethal": 0, "aggravated": 0},
+    }
     assert by_name(as_player)["Ghoul"]["condition"] is None
-    assert by_name(as_player)["Lucien"]["condition"] == {"willpower": {"max": 5, "current": 4}}
-    assert by_name(as_player)["Marta"]["condition"] == {"willpower": {"max": 5, "current": 3}}
+    assert by_name(as_player)["Lucien"]["condition"] == {
+        "willpower": {"max": 5, "current": 4},
+        "health": {"bashing": 0, "lethal": 0, "aggravated": 0},
+    }
+    assert by_name(as_player)["Marta"]["condition"] == {
+        "willpower": {"max": 5, "current": 3},
+        "health": {"bashing": 0, "lethal": 0, "aggravated": 0},
+    }
     assert as_player["current"]["name"] == "Marta"
     assert [h["round"] for h in as_player["history"] if "." in h["kind"]] == [1, 1, 1, 1, 1, 2]
 

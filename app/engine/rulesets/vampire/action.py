@@ -27,6 +27,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, RuleRefusal, invalid, not_permitted, refusal
+from app.engine.rulesets.vampire.health import cannot_act, incapacitated, wound_penalty
 from app.engine.rulesets.vampire.labels import (
     ABILITIES,
     ATTRIBUTES,
@@ -150,7 +151,7 @@ class VampireActionRequest(Model):
 
 
 class VampireActionResult(Model):
-    pool: int = Field(description="attribute + ability + modifier dice")
+    pool: int = Field(description="attribute + ability + modifier (− wound penalty) dice")
     attribute_value: int
     ability_value: int
     modifier: int
@@ -158,6 +159,9 @@ class VampireActionResult(Model):
     difficulty_label: str | None
     explosive: bool
     retry_penalty: int
+    wound_penalty: int = Field(
+        default=0, description="VAM-40 (rules version 2): dice the wound level takes off"
+    )
     automatic: bool = Field(description="an automatic success: no dice (VAM-20)")
     willpower_spent: bool
     botch_absorbed: bool = Field(description="a botch the blank-botch option absorbed (VAM-16)")
@@ -285,9 +289,16 @@ def resolve(
     attribute_value = getattr(sheet.attributes, request.attribute)
     ability = request.ability
     ability_value = sheet.abilities.get(ability, 0) if ability else 0
-    pool = attribute_value + ability_value + request.modifier
+    penalty = 0
+    if version >= CORRECTED:
+        # VAM-40: the wound penalty applies to every pool; the Incapacitated cannot act.
+        if incapacitated(sheet.health):
+            raise cannot_act(character)
+        penalty = wound_penalty(sheet.health)
+    pool = attribute_value + ability_value + request.modifier - penalty
     if pool <= 0:
-        raise refusal("VAM-10", f"the pool is {pool} dice; nothing can be rolled")
+        wounded = f" (wound penalty −{penalty}, VAM-40)" if penalty else ""
+        raise refusal("VAM-10", f"the pool is {pool} dice{wounded}; nothing can be rolled")
     base, difficulty = difficulty_of(request, version)
     retry = request.retry
     if retry is not None:
@@ -309,6 +320,8 @@ def resolve(
         "explosive": explosive,
         "retry_penalty": difficulty - base,
     }
+    if penalty:
+        common["wound_penalty"] = penalty  # set only when it takes dice: older entries replay
     if request.take_automatic:
         # VAM-20: no dice when the pool reaches the difficulty and nothing is at stake.
         if request.tense:
@@ -574,6 +587,7 @@ ACTION: RollKind[VampireActionCreate, VampireActionRequest, VampireActionResult]
         ("/explosive", "/character"),
         ("/successes", "/character"),
         ("/net", "/character"),
+        ("/wound_penalty", "/character"),
     ),
     title="Action roll",
     body=VampireActionCreate,

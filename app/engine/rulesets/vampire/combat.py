@@ -25,7 +25,8 @@ from app.engine.contract import (
 from app.engine.dice import DiceSource, roll_off
 from app.engine.errors import refusal
 from app.engine.rulesets.vampire.action import VampireActionCreate
-from app.engine.rulesets.vampire.sheet import VampireCharacter, VampireWillpower
+from app.engine.rulesets.vampire.health import DAMAGE, incapacitated
+from app.engine.rulesets.vampire.sheet import VampireCharacter, VampireHealth, VampireWillpower
 from app.engine.turns import check_one_action, spend_action
 
 
@@ -113,6 +114,9 @@ class VampireCondition(Model):
     """A Vampire combatant's condition, as an encounter shows it."""
 
     willpower: VampireWillpower | None
+    health: VampireHealth | None = Field(
+        default=None, description="the damage taken (VAM-40); None on a sheet from before it"
+    )
 
 
 class VampireCombat(PlainTurns):
@@ -157,11 +161,14 @@ class VampireCombat(PlainTurns):
         return newcomer.rank_value("total") > other.rank_value("total")
 
     def check_action(self, action: CombatAction) -> None:
-        """VAM-40: each acts once in its turn, in initiative order (the classic rule)."""
-        check_one_action(action, "VAM-40")
+        """VAM-40: each acts once in its turn, in initiative order (the classic rule); the
+        damage roll of the turn's attack is part of that action."""
+        if action.kind.name != DAMAGE.name:
+            check_one_action(action, "VAM-40")
 
     def prepare_action(self, action: CombatAction) -> BaseModel:
-        spend_action(action)
+        if action.kind.name != DAMAGE.name:
+            spend_action(action)
         body = action.body
         if not isinstance(body, VampireActionCreate):
             return body
@@ -175,6 +182,15 @@ class VampireCombat(PlainTurns):
         return None
 
     def after_turn(self, combatant: Combatant) -> None:
+        return None
+
+    def sits_out(self, combatant: Combatant, sheet: Mapping[str, JsonValue]) -> str | None:
+        """VAM-40: an Incapacitated combatant loses its turns until healed."""
+        raw = sheet.get("health")
+        if not isinstance(raw, dict):
+            return None
+        if incapacitated(VampireHealth.model_validate(raw)):
+            return f"{combatant.name} is Incapacitated (VAM-40)"
         return None
 
 

@@ -70,11 +70,29 @@ OUTCOMES: Final = {
     "botch": Label("Botch", "Échec critique"),
 }
 
+# VAM-40 (the classic rule): the health levels, from the first box down, and damage types.
+HEALTH_LEVELS: Final = {
+    "bruised": Label("Bruised", "Contusionné"),
+    "hurt": Label("Hurt", "Touché"),
+    "injured": Label("Injured", "Blessé"),
+    "wounded": Label("Wounded", "Gravement blessé"),
+    "mauled": Label("Mauled", "Mutilé"),
+    "crippled": Label("Crippled", "Estropié"),
+    "incapacitated": Label("Incapacitated", "Neutralisé"),
+}
+DAMAGE_TYPES: Final = {
+    "bashing": Label("Bashing", "Contondant"),
+    "lethal": Label("Lethal", "Létal"),
+    "aggravated": Label("Aggravated", "Aggravé"),
+}
+
 LABELS: Final[Labels] = {
     "attribute": ATTRIBUTES,
     "ability": ABILITIES,
     "difficulty": DIFFICULTIES,
     "outcome": OUTCOMES,
+    "health": HEALTH_LEVELS,
+    "damage": DAMAGE_TYPES,
 }
 
 

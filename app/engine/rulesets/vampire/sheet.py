@@ -56,8 +56,36 @@ class VampireWillpower(StrictModel):
         return self
 
 
+DamageType = Literal["bashing", "lethal", "aggravated"]
+DAMAGE_TYPES: tuple[DamageType, ...] = ("bashing", "lethal", "aggravated")  # least severe first
+HEALTH_LEVELS = 7  # VAM-40: Bruised … Incapacitated
+Levels = Annotated[int, Field(ge=0, le=HEALTH_LEVELS)]
+
+
+class VampireHealth(StrictModel):
+    """VAM-40 (the classic rule): the damage taken, in health levels of each type. The track
+    fills from the top, the most severe damage first (aggravated, then lethal, then
+    bashing), so these counts are the boxes; seven filled is Incapacitated."""
+
+    bashing: Levels = Field(default=0, title="Bashing")
+    lethal: Levels = Field(default=0, title="Lethal")
+    aggravated: Levels = Field(default=0, title="Aggravated")
+
+    @model_validator(mode="after")
+    def _within_track(self) -> VampireHealth:
+        if self.total > HEALTH_LEVELS:
+            raise ValueError(
+                f"VAM-40: the health track holds {HEALTH_LEVELS} levels, not {self.total}"
+            )
+        return self
+
+    @property
+    def total(self) -> int:
+        return self.bashing + self.lethal + self.aggravated
+
+
 class VampireSheet(Sheet):
-    """A Vampire character (VAM-1..3)."""
+    """A Vampire character (VAM-1..3, VAM-40)."""
 
     attributes: VampireAttributes = Field(title="VampireAttributes")
     abilities: dict[AbilityId, AbilityValue] = Field(
@@ -78,6 +106,21 @@ class VampireSheet(Sheet):
         le=1_000_000,
         title="Session of the absorbed botch",
         description="The session whose first botch was turned into a failure (VAM-16)",
+    )
+    fortitude: int = Field(
+        default=0,
+        ge=0,
+        le=5,
+        title="Fortitude",
+        description="Dots of the Discipline Fortitude: added to Vigueur to soak, and the only "
+        "soak against aggravated damage (VAM-40, the classic rule)",
+    )
+    health: VampireHealth = managed(
+        default_factory=VampireHealth,
+        title="Health",
+        description="Damage taken, in health levels per type (VAM-40): seven levels, Bruised, "
+        "Hurt −1, Injured −1, Wounded −2, Mauled −2, Crippled −5, Incapacitated. Changed by "
+        "damage rolls, healing and the GM.",
     )
 
 
