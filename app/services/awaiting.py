@@ -115,13 +115,11 @@ def check_outside_encounters(
 ) -> None:
     """What a running encounter charges goes through it, not POST .../rolls: an answer to
     one of its actions (a parry's fast action, FAB-62), and a combatant's own action while
-    it fights (its turn and its round's actions, FAB-60), unless the GM rolls it."""
+    it fights (its turn and its limits); the GM acts out of turn there with `override`."""
     follows = getattr(body, "follows", None)
     acting = acting_character_id(body)
     charged = not kind.reaction and acting is not None
-    if not (kind.answered_in_encounter and follows is not None) and not (
-        charged and not access.is_gm
-    ):
+    if not (kind.answered_in_encounter and follows is not None) and not charged:
         return
     running = session.exec(
         select(Encounter).where(
@@ -139,9 +137,9 @@ def check_outside_encounters(
             (c for c in encounter.combatants if c["character_id"] == acting and c["active"]),
             None,
         )
-        if charged and not access.is_gm and fighting is not None:
+        if charged and fighting is not None:
             raise Conflict(
                 f"{fighting['name']} is fighting in the encounter {encounter.name!r}: act "
                 f"with POST /encounters/{encounter.id}/actions, where the {kind.name} takes "
-                "its turn and its round's actions"
+                "its turn and its round's actions (the GM: with override, out of turn)"
             )

@@ -107,7 +107,8 @@ def pass_round(
     The encounter records it for whoever passed the turn: the players' turns pass rounds
     as the GM's do, while only the GM may post one directly."""
     table = CampaignTable(session, access)
-    body = combat.new_round([c for c in combatants if table.can_read(c.character_id)])
+    fighting = [c for c in combatants if c.active]  # one who left may be deleted since
+    body = combat.new_round([c for c in fighting if table.can_read(c.character_id)])
     if body is None:
         return False
     rules = registry.in_campaign(access.campaign.system, str(getattr(body, "kind")))  # noqa: B009

@@ -24,7 +24,7 @@ from tests.api.test_encounters import (
     next_turn,
     post,
 )
-from tests.conftest import FABULAE_SHEET, assert_problem
+from tests.conftest import API, FABULAE_SHEET, assert_problem
 
 FAB = "fabulae-tenebris"
 
@@ -237,8 +237,8 @@ def test_a_combatants_own_action_goes_through_the_encounter(client, gm, player, 
     # Outside the fight's turns and budget, the roll would skip FAB-60 and FAB-64.
     bypass = post_roll(client, campaign, player, look)
     assert_problem(bypass, 409, "is fighting in the encounter", f"/encounters/{encounter['id']}")
-    forced_dice.push(2, 2, 2, 2, 2)
-    assert rolled(client, campaign, gm, look)["kind"] == "fabulae.action"  # the GM's fiat
+    # The GM too: out of turn, through the encounter with override, where its limits hold.
+    assert_problem(post_roll(client, campaign, gm, look), 409, "override")
     post(client, encounter, "/end", gm)
     forced_dice.push(2, 2, 2, 2, 2)
     assert rolled(client, campaign, player, look)["character_id"] == ada["id"]
@@ -341,3 +341,13 @@ def test_FAB44_a_hidden_rolls_deferred_jolt_reaches_the_same_side(
     if panic["effects_held"]:  # as hidden as its roll (FAIR-21): the GM applies it too
         apply_held(client, campaign, gm, panic["seq"])
     assert sheet_of(client, gm, bruno)["stress"] == 1
+
+
+def test_FAB23_when_nobody_is_left_able_to_act_next_says_so(client, gm, forced_dice, fight):
+    encounter, ada, thug, bruno = fight.encounter, fight.ada, fight.thug, fight.bruno
+    broken = {"states": ["epuise", "meurtri", "blesse"], "broken": True, "broken_track": "physical"}
+    for character in (thug, bruno):
+        gm_patch(client, gm, character, broken)
+    deleted = client.delete(f"{API}/characters/{ada['id']}", headers=gm.headers)
+    assert deleted.status_code == 204, deleted.text
+    assert_problem(post(client, encounter, "/next", gm), 409, "no combatant")

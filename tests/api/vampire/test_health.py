@@ -378,9 +378,21 @@ def test_VAM40_in_an_encounter_damage_completes_the_attack_and_the_incapacitated
     assert get_entry(client, campaign, gm, hit["entry"]["seq"])["result"]["level"] == (
         "incapacitated"
     )
-    # A second action is still refused (VAM-40: one action a turn).
+    # A second action is still refused (VAM-40: one action a turn), and so is a second
+    # damage roll: one attack, one damage roll.
     again = act_in(client, encounter, player, lucien, "vampire.action", **athletics(lucien))
     assert assert_problem(again, 409)["rule"] == "VAM-40"
+    more = act_in(
+        client,
+        encounter,
+        player,
+        lucien,
+        "vampire.damage",
+        attacker_id=lucien["id"],
+        target_id=thug["id"],
+        damage_type="lethal",
+    )
+    assert "damage already" in assert_problem(more, 409)["detail"]
     gm_view = by_name(get(client, encounter, gm))
     assert gm_view["Thug"]["condition"]["health"] == health(lethal=7)
     assert by_name(get(client, encounter, player))["Thug"]["condition"] is None

@@ -119,6 +119,9 @@ class VampireCondition(Model):
     )
 
 
+DAMAGED = "damage"  # the `spent` key of the turn's damage roll (VAM-40)
+
+
 class VampireCombat(PlainTurns):
     """The Combat contract for Vampire."""
 
@@ -162,12 +165,23 @@ class VampireCombat(PlainTurns):
 
     def check_action(self, action: CombatAction) -> None:
         """VAM-40: each acts once in its turn, in initiative order (the classic rule); the
-        damage roll of the turn's attack is part of that action."""
+        damage roll of the turn's attack is part of that action, once."""
         if action.kind.name != DAMAGE.name:
             check_one_action(action, "VAM-40")
+        elif action.actor.spent.get(DAMAGED):
+            raise refusal(
+                "VAM-40",
+                f"{action.actor.name} rolled this turn's damage already: one attack, one "
+                "damage roll; the GM may allow another (override)",
+            )
 
     def prepare_action(self, action: CombatAction) -> BaseModel:
-        if action.kind.name != DAMAGE.name:
+        if action.kind.name == DAMAGE.name:
+            # The damage of the turn's attack, or itself the turn's action.
+            if not action.reaction:
+                action.actor.spent[DAMAGED] = True
+                action.actor.spent.setdefault("action", True)
+        else:
             spend_action(action)
         body = action.body
         if not isinstance(body, VampireActionCreate):

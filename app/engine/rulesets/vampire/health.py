@@ -304,6 +304,8 @@ DAMAGE: RollKind[VampireDamageCreate, VampireDamageRequest, VampireDamageResult]
     npc_values=(
         ("/strength", "/attacker"),
         ("/wound_penalty", "/attacker"),
+        ("/pool", "/attacker"),
+        ("/soak/pool", "/target"),
         ("/soak/vigueur", "/target"),
         ("/soak/fortitude", "/target"),
         ("/soak/successes", "/target"),
