@@ -231,6 +231,10 @@ class Table(Protocol):
         """The entries that follow up `seq`, in order."""
         ...
 
+    def fighting(self, character_id: str) -> bool:
+        """Whether the character fights in a running encounter of the campaign."""
+        ...
+
     def allies(self, character_id: str) -> list[str]:
         """In an encounter, the characters fighting on this one's side (FAB-44: a panic's
         jolt and scream reach them); elsewhere, none."""

@@ -30,7 +30,7 @@ from app.engine.contract import (
     RecordedEntry,
     acting_character_id,
 )
-from app.engine.errors import RuleRefusal, refusal
+from app.engine.errors import RuleRefusal
 from app.engine.registry import Registry, Rules
 from app.models import Character, Encounter, LogEntry, User, utcnow
 from app.models.encounter import CombatantCreate, EncounterCreate
@@ -590,7 +590,6 @@ def act(
         raise Unprocessable(f"the action is for character {acting}, not the actor {actor_id}")
     if not _controls(session, access, actor_id):
         raise Forbidden(f"you may act only for your own characters, not {actor.name}")
-    _check_awake(body, combatants)
     if override_asked and not access.is_gm:
         raise Forbidden("only the GM acts out of turn")
     override = override_asked and access.is_gm
@@ -675,20 +674,6 @@ def act(
     ]
     _save(session, encounter)
     return entry
-
-
-def _check_awake(body: BaseModel, combatants: list[Combatant]) -> None:
-    """JDR-36: whoever fights in the encounter is awake; a stake for a sleeping target is
-    refused against them."""
-    if not getattr(body, "sleeping_target", False):
-        return
-    target = str(getattr(body, "target_id", ""))
-    fighting = next((c for c in combatants if c.character_id == target and c.active), None)
-    if fighting is not None:
-        raise refusal(
-            "JDR-36",
-            f"{fighting.name} is fighting in this encounter, awake: not a sleeping target",
-        )
 
 
 def _sides(combatants: list[Combatant]) -> dict[str, list[str]]:

@@ -27,7 +27,7 @@ from app.engine.contract import (
 from app.engine.errors import RuleRefusal
 from app.engine.hidden import open_commitments
 from app.engine.sheets import set_path
-from app.models import Character, HeldEffects, LogEntry
+from app.models import Character, Encounter, HeldEffects, LogEntry
 from app.services.access import (
     CampaignAccess,
     can_edit_character,
@@ -102,6 +102,19 @@ class CampaignTable:
         # read what carries it. Hidden but theirs: the caller and the GM.
         narrowest: Visibility = "gm" if can_see(entry, self._access) else "blind"
         self.read_visibility = at_least_as_hidden(self.read_visibility, narrowest)
+
+    def fighting(self, character_id: str) -> bool:
+        running = self._session.exec(
+            select(Encounter).where(
+                col(Encounter.campaign_id) == self._access.campaign.id,
+                col(Encounter.status) == "active",
+            )
+        ).all()
+        return any(
+            c["character_id"] == character_id and c["active"]
+            for encounter in running
+            for c in encounter.combatants
+        )
 
     def allies(self, character_id: str) -> list[str]:
         """The encounter's allies whose sheets the rules may read now."""

@@ -17,7 +17,7 @@ from tests.api.test_encounters import (
     post,
     verify_ok,
 )
-from tests.conftest import FABULAE_SHEET, assert_problem
+from tests.conftest import API, FABULAE_SHEET, assert_problem
 
 DRACULA = "jdr-express-dracula"
 
@@ -99,15 +99,26 @@ def test_JDR_30a_other_rulesets_break_their_ties_themselves(
     assert_problem(call(client, encounter, gm, ada), 422, "send no tie_order")
 
 
-def test_JDR_36_no_sleeping_target_among_those_fighting(client, gm, player, forced_dice, col):
+def test_JDR_36_no_sleeping_target_among_those_fighting(
+    client, gm, player, forced_dice, col, make_character
+):
     campaign, encounter, jonathan, _mina, wolf = col
     forced_dice.push(6, 6, 1, 1, 1, 1)  # Jonathan 14, Mina 4, the wolf 3
     encounter = ok(post(client, encounter, "/initiative", gm))
     stake = {"attacker_id": jonathan["id"], "target_id": wolf["id"], "sleeping_target": True}
     refused = act(client, encounter, player, jonathan, "jdr.attack", **stake)
     body = assert_refused(refused, "JDR-36")
-    assert "Loup is fighting in this encounter" in body["detail"]
+    assert "Loup is fighting in an encounter" in body["detail"]
     # Not even the GM, out of turn: whoever fights is awake.
     forced = act(client, encounter, gm, jonathan, "jdr.attack", override=True, **stake)
     assert_refused(forced, "JDR-36")
+    # Nor from outside the fight, through POST .../rolls: the wolf is awake all the same.
+    sheet = {"traits": {"mental": 1, "physique": 1, "social": 1}}
+    comte = make_character(campaign, gm, kind="npc", name="Le comte", sheet=sheet)
+    outside = client.post(
+        f"{API}/campaigns/{campaign['id']}/rolls",
+        json={"kind": "jdr.attack", **stake, "attacker_id": comte["id"]},
+        headers=gm.headers,
+    )
+    assert_refused(outside, "JDR-36")
     assert [e["kind"] for e in log_entries(client, campaign, gm)][-1] == "jdr.initiative"

@@ -37,7 +37,7 @@ from tests.api.vampire.test_rolls import (
     make_table,
     unchanged,
 )
-from tests.conftest import API, assert_problem
+from tests.conftest import API, VAMPIRE_SHEET, assert_problem
 
 FAIL = (2, 2, 2, 2, 2, 2)  # Astuce 3 + Subterfuge 3: no success at any difficulty above 2
 SUCCEED = (9, 9, 9, 2, 2, 2)  # three successes up to difficulty 9
@@ -500,3 +500,23 @@ def test_VAM2_corrected_the_storytellers_rolls_are_checked_too(client, table, gm
     body = action_body(table.npc, "astuce", "subterfuje")
     with unchanged(client, gm, table.campaign, table.npc):
         assert_problem(post_roll(client, table.campaign, gm, body), 422, "subterfuge")
+
+
+def test_VAM2_corrected_a_sheets_own_ability_is_no_misspelt_v20_one(
+    client, make_campaign, gm, player
+):
+    campaign = make_campaign("vampire", players=(player,))
+    sheet = {**VAMPIRE_SHEET, "abilities": {"atletisme": 3}}
+    response = client.post(
+        f"{API}/campaigns/{campaign['id']}/characters",
+        json={"name": "Lucien", "kind": "pc", "sheet": sheet},
+        headers=player.headers,
+    )
+    assert_problem(response, 422, "looks like the V20 ability 'athletisme'")
+    own = {**VAMPIRE_SHEET, "abilities": {"cartographie_occulte": 2}}  # a name of its own
+    response = client.post(
+        f"{API}/campaigns/{campaign['id']}/characters",
+        json={"name": "Lucien", "kind": "pc", "sheet": own},
+        headers=player.headers,
+    )
+    assert response.status_code == 201, response.text

@@ -24,7 +24,7 @@ from app.engine.contract import (
     effect,
 )
 from app.engine.dice import DiceSource
-from app.engine.errors import InvalidInput
+from app.engine.errors import InvalidInput, refusal
 from app.engine.rulesets.jdr.bodies import JdrAttackContext, JdrAttackCreate, JdrWeapon
 from app.engine.rulesets.jdr.core import (
     DRACULA,
@@ -300,6 +300,11 @@ def resolve_attack(
 
 def prepare_attack(body: JdrAttackCreate, table: Table) -> Prepared[JdrAttackRequest]:
     attacker, target = fighters(table, body.attacker_id, body.target_id, JdrCharacter)
+    if body.sleeping_target and table.fighting(target.id):
+        # JDR-36: whoever fights in a running encounter is awake, whoever strikes.
+        raise refusal(
+            "JDR-36", f"{target.name} is fighting in an encounter, awake: not a sleeping target"
+        )
     request = JdrAttackRequest(
         system=setting_of(table),
         session=table.session,

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from difflib import get_close_matches
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import Field, StringConstraints, ValidationInfo, field_validator, model_validator
 
 from app.engine.contract import Snapshot, TableOptions
-from app.engine.rulesets.vampire.labels import ATTRIBUTES
-from app.engine.sheets import Sheet, StrictModel, enum_labels, managed
+from app.engine.rulesets.vampire.labels import ABILITIES, ATTRIBUTES
+from app.engine.sheets import Sheet, StrictModel, editing, enum_labels, managed
 
 AttributeValue = Annotated[int, Field(ge=1, le=5, description="1 to 5 dots (VAM-1)")]
 AbilityId = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,39}$")]
@@ -95,6 +96,22 @@ class VampireSheet(Sheet):
         description="Ability id to dots (0 to 5); the rules suggest thirty ids, a campaign "
         "may add its own (VAM-2)",
     )
+
+    @field_validator("abilities")
+    @classmethod
+    def _no_misspelt_ability(cls, value: dict[str, int], info: ValidationInfo) -> dict[str, int]:
+        """VAM-2 (corrected): an ability of the campaign's own is not a misspelt V20 one."""
+        if not editing(info):
+            return value  # a sheet read back from storage is taken as stored
+        for name in value:
+            near = get_close_matches(name, list(ABILITIES), n=1, cutoff=0.9)
+            if name not in ABILITIES and near:
+                raise ValueError(
+                    f"VAM-2: ability {name!r} looks like the V20 ability {near[0]!r}; "
+                    "spell it so, or give your own ability a name of its own"
+                )
+        return value
+
     willpower: VampireWillpower = managed(
         title="Willpower",
         description="Spent for an automatic success (VAM-21); the Storyteller restores it "
