@@ -15,6 +15,7 @@ from fastapi import APIRouter, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 
+from app.core.conditional import ConditionalGetMiddleware
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.openapi_links import add_links
 from app.core.problems import Problem, index_rule_documents, install_problem_handlers
@@ -149,13 +150,21 @@ def create_app(registry: Registry | None = None, settings: Settings | None = Non
     install_problem_handlers(app)
     for module in MATCHED:
         app.include_router(_router(module, registry), prefix=API_PREFIX)
+    app.add_middleware(ConditionalGetMiddleware, api_prefix=API_PREFIX)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,
             allow_origins=settings.cors_origins,
             allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
-            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Request-ID"],
-            expose_headers=["X-Request-ID", "Idempotent-Replayed"],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                "Idempotency-Key",
+                "X-Request-ID",
+                "If-None-Match",
+                "If-Match",
+            ],
+            expose_headers=["X-Request-ID", "Idempotent-Replayed", "ETag", "Log-Head"],
         )
     app.add_middleware(
         RequestGuardMiddleware,

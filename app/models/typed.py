@@ -156,6 +156,13 @@ class PendingStates(BaseModel):
     count: int
 
 
+class LogHead(BaseModel):
+    """The campaign log's last entry: a client that holds it has seen the whole log."""
+
+    seq: int
+    hash: str
+
+
 class CampaignPublicBase(CampaignBase):
     id: uuid.UUID
     gm_id: uuid.UUID
@@ -163,6 +170,9 @@ class CampaignPublicBase(CampaignBase):
     current_scene: int = Field(description="0 until the GM starts the first scene")
     created_at: datetime
     role: Role = Field(description="the caller's role in this campaign")
+    log_head: LogHead = Field(
+        description="the log's last entry (seq, hash): poll GET /log?after_seq= when it moves"
+    )
 
 
 @dataclass(frozen=True)

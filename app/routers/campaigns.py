@@ -72,10 +72,14 @@ def build(registry: Registry) -> APIRouter:
         operation_id="campaigns-get",
         responses=problem_responses(401, 404, 422),
     )
-    def get_campaign(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -> Any:
-        """Return one campaign with its current session and scene."""
+    def get_campaign(
+        session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID, response: Response
+    ) -> Any:
+        """Return one campaign with its current session and scene, and its log's head."""
         access = get_campaign_access(session, campaign_id, user)
-        return service.campaign_public(access.campaign, access.role)
+        found = service.campaign_public(access.campaign, access.role)
+        response.headers["Log-Head"] = f"{found['log_head']['seq']} {found['log_head']['hash']}"
+        return found
 
     @router.patch(
         "/{campaign_id}",

@@ -23,7 +23,8 @@ from app.services.log import append_entry, close_for_good, open_epoch
 
 
 def campaign_public(campaign: Campaign, role: str) -> dict[str, Any]:
-    return {**campaign.model_dump(), "role": role}
+    head = {"seq": campaign.last_seq, "hash": campaign.last_hash}
+    return {**campaign.model_dump(), "role": role, "log_head": head}
 
 
 def create_campaign(
