@@ -19,6 +19,8 @@ import pytest
 # tested on apps of their own (tests/api/test_rate_limits.py), and server processes the
 # suite starts inherit this.
 os.environ["RATE_LIMITS_ENABLED"] = "false"
+# Webhooks are posted by tests that drive the sender themselves (tests/api/test_webhooks.py).
+os.environ["WEBHOOK_DELIVERY_ENABLED"] = "false"
 
 from alembic import command
 from alembic.config import Config

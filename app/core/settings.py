@@ -61,6 +61,35 @@ class Settings(BaseSettings):
     rate_limit_failed_auth: str = Field(
         default="30/minute", description="requests answered 401 per client address"
     )
+    feed_heartbeat_seconds: float = Field(
+        default=15.0, gt=0, le=300, description="a comment line on every event stream this often"
+    )
+    feed_recheck_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=600,
+        description="how often a followed campaign's log and members are read even with no "
+        "notification (what a lost notification would have said)",
+    )
+    feed_streams_per_user: int = Field(
+        default=20, ge=1, le=1000, description="event streams one user may hold open at once"
+    )
+    feed_max_streams: int = Field(
+        default=2000, ge=1, description="event streams one worker process holds open at most"
+    )
+    webhook_delivery_enabled: bool = Field(
+        default=True, description="this process posts the webhooks' pending deliveries"
+    )
+    webhook_allow_private_addresses: bool = Field(
+        default=False,
+        description="allow webhook URLs on loopback and private addresses (tests, a LAN bot)",
+    )
+    webhook_timeout_seconds: float = Field(
+        default=10.0, gt=0, le=60, description="how long one webhook POST may take"
+    )
+    webhook_disable_after_seconds: float = Field(
+        default=86_400.0, gt=0, description="a webhook failing this long is disabled (a day)"
+    )
 
     @field_validator(
         "rate_limit_writes",

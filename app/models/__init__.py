@@ -15,6 +15,7 @@ from app.models.character import (
     CharacterUpdate,
 )
 from app.models.encounter import Encounter
+from app.models.feed import StreamTicket
 from app.models.invitation import (
     Invitation,
     InvitationCreate,
@@ -29,6 +30,7 @@ from app.models.roll_request import (
     RollRequestsPublic,
 )
 from app.models.user import User, UserCreate, UserCreated, UserPublic
+from app.models.webhook import Webhook, WebhookAttempt, WebhookDelivery
 
 __all__ = [
     "Campaign",
@@ -55,9 +57,13 @@ __all__ = [
     "RollRequestPublic",
     "RollRequestsPublic",
     "SeedEpoch",
+    "StreamTicket",
     "User",
     "UserCreate",
     "UserCreated",
+    "Webhook",
+    "WebhookAttempt",
+    "WebhookDelivery",
     "UserPublic",
     "utcnow",
 ]

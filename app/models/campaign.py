@@ -32,6 +32,8 @@ class Campaign(CampaignBase, table=True):
     last_seq: int = 0
     last_hash: str = Field(default=GENESIS_HASH, max_length=64)
     current_epoch: int = 0
+    # Registered webhooks, changed under the lock: an append knows whether to fill the outbox.
+    webhooks: int = 0
     created_at: datetime = timestamp_field()
     updated_at: datetime = timestamp_field()
     deleted_at: datetime | None = Field(default=None, sa_type=Timestamp)

@@ -34,6 +34,7 @@ class LockedCampaign:
     last_seq: int
     last_hash: str
     deleted_at: datetime | None
+    webhooks: int
 
     @classmethod
     def created(cls, campaign: Campaign) -> LockedCampaign:

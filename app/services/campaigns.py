@@ -19,6 +19,7 @@ from app.models import (
 )
 from app.models.campaign import CampaignCreate
 from app.services.access import LockedAccess, LockedCampaign, update_locked_campaign
+from app.services.feed.notices import note_change
 from app.services.log import append_entry, close_for_good, open_epoch
 
 
@@ -107,3 +108,4 @@ def delete_campaign(session: Session, access: LockedAccess) -> None:
     access.require_gm("delete the campaign")
     close_for_good(session, access)
     update_locked_campaign(session, access.campaign, deleted_at=utcnow())
+    note_change(session, access.campaign.id, "members")  # the players' streams end

@@ -44,6 +44,7 @@ from app.services.access import (
 )
 from app.services.awaiting import open_waits
 from app.services.encounter_guard import Expected, current, guard, version_of
+from app.services.feed.notices import note_change
 from app.services.log import SealedEntry, append_entry, record
 from app.services.roll_requests import answering, request_public
 from app.services.rolls import check_gm_decides, check_other_side, named_allies, roll
@@ -139,6 +140,7 @@ def _log(
 def _save(session: Session, encounter: Encounter) -> None:
     encounter.updated_at = utcnow()
     session.add(encounter)
+    note_change(session, encounter.campaign_id, "encounters", encounter.id)
 
 
 def create(
@@ -157,6 +159,7 @@ def create(
         combatants.append(_combatant(character, entry))
     _keep(encounter, combatants)
     session.add(encounter)
+    note_change(session, encounter.campaign_id, "encounters", encounter.id)
     session.flush()
     _log(
         session,

@@ -40,6 +40,7 @@ from app.services.access import (
     update_locked_campaign,
 )
 from app.services.commitments import commit_npc_values, is_npc
+from app.services.feed.notices import note_entry
 from app.services.keys import key_tree
 from app.services.views import annotate_follow_ups, can_see, public_view
 
@@ -196,6 +197,7 @@ def append_entry(
         session.execute(HEAD_UPDATE, params)
     campaign.last_seq = seq
     campaign.last_hash = sealed["hash"]
+    note_entry(session, campaign.id, seq, kind, campaign.webhooks)
     return SealedEntry(sealed, attachment=key_attachment(entry_key, proof), disclosures=disclosures)
 
 

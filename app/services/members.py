@@ -10,6 +10,7 @@ from sqlmodel import Session, col, select
 from app.core.problems import Conflict, Forbidden, NotFound, Unprocessable
 from app.models import CampaignMember, MemberCreate, MemberPublic, User
 from app.services.access import CampaignAccess
+from app.services.feed.notices import note_change
 
 
 def member_public(member: CampaignMember, name: str) -> MemberPublic:
@@ -32,6 +33,7 @@ def add_member(session: Session, access: CampaignAccess, data: MemberCreate) -> 
         raise Conflict(f"user {data.user_id} is already a member of this campaign")
     member = CampaignMember(campaign_id=access.campaign.id, user_id=user.id, role=data.role)
     session.add(member)
+    note_change(session, access.campaign.id, "members")
     return member_public(member, user.name)
 
 
@@ -61,3 +63,4 @@ def remove_member(session: Session, access: CampaignAccess, user_id: uuid.UUID) 
     if member.role == "gm":
         raise Conflict("the GM cannot leave their campaign; delete the campaign instead")
     session.delete(member)
+    note_change(session, access.campaign.id, "members")  # their streams end

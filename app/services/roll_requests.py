@@ -19,6 +19,7 @@ from app.engine.registry import Registry
 from app.models import Character, RollRequest, RollRequestCreate, RollRequestPublic
 from app.services.access import CampaignAccess, LockedAccess, get_campaign_character
 from app.services.awaiting import answered, check_outside_encounters
+from app.services.feed.notices import note_change
 from app.services.log import SealedEntry, append_entry
 from app.services.rolls import check_gm_decides, check_other_side, named_allies, roll
 
@@ -87,6 +88,7 @@ def create_request(
         seq=entry.seq,
     )
     session.add(row)
+    note_change(session, campaign.id, "requests", row.id)
     return request_public(row)
 
 
@@ -177,6 +179,7 @@ class Answer:
     def answered(self, session: Session, seq: int) -> None:
         """Record the roll that answered; the request closes once every character has."""
         answered(session, self.row, self.character_id, seq)
+        note_change(session, self.row.campaign_id, "requests", self.row.id)
 
 
 def answering(
@@ -261,6 +264,7 @@ def cancel_request(session: Session, access: LockedAccess, request_id: uuid.UUID
     )
     row.status = "cancelled"
     session.add(row)
+    note_change(session, row.campaign_id, "requests", row.id)
 
 
 def list_requests(
