@@ -61,9 +61,9 @@ __all__ = [
     "User",
     "UserCreate",
     "UserCreated",
+    "UserPublic",
     "Webhook",
     "WebhookAttempt",
     "WebhookDelivery",
-    "UserPublic",
     "utcnow",
 ]

@@ -163,5 +163,3 @@ class WebhookDeliveriesPublic(BaseModel):
     next_before: datetime | None = Field(
         default=None, description="pass as before= for the next (older) page"
     )
-
-

@@ -58,7 +58,9 @@ def _notice(session: Session, campaign_id: uuid.UUID) -> Notice:
     return found
 
 
-def note_entry(session: Session, campaign_id: uuid.UUID, seq: int, kind: str, webhooks: int) -> None:
+def note_entry(
+    session: Session, campaign_id: uuid.UUID, seq: int, kind: str, webhooks: int
+) -> None:
     """An entry was appended: its followers and its campaign's webhooks hear of it."""
     notice = _notice(session, campaign_id)
     notice.seq = max(notice.seq, seq)
