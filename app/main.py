@@ -28,6 +28,7 @@ from app.routers import (
     campaigns,
     characters,
     encounters,
+    events,
     fairness,
     health,
     invitations,
@@ -38,6 +39,7 @@ from app.routers import (
     systems,
     users,
 )
+from app.services.feed.broker import broker as feed_broker
 
 API_PREFIX = "/api/v1"
 
@@ -75,6 +77,7 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     limiter.total_tokens = get_settings().thread_pool_size
     tune_garbage_collector()
     yield
+    await feed_broker.close()  # its rooms and PostgreSQL listener
 
 
 # The order the API docs present the resources in, each with its module's summary.
@@ -91,6 +94,7 @@ DOCUMENTED = (
     log,
     fairness,
     encounters,
+    events,
 )
 # The order requests are matched in. FastAPI tries the included routers one after the other,
 # at a cost for each (behind six routers, an audited roll spent 90 µs, 7% of its CPU, being
@@ -108,6 +112,7 @@ MATCHED = (
     characters,
     fairness,
     encounters,
+    events,
 )
 TAGS = {
     health: "health",
@@ -122,6 +127,7 @@ TAGS = {
     log: "log",
     fairness: "fairness",
     encounters: "encounters",
+    events: "events",
 }
 
 

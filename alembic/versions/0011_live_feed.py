@@ -76,10 +76,12 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("campaign_id", "id", name=op.f("pk_webhook_delivery")),
     )
     op.create_index(
-        op.f("ix_webhook_delivery_webhook_id"), "webhook_delivery", ["webhook_id"], unique=False
+        "ix_webhook_delivery_webhook_id_seq", "webhook_delivery", ["webhook_id", "seq"]
     )
     op.create_index(
-        op.f("ix_webhook_delivery_status"), "webhook_delivery", ["status"], unique=False
+        "ix_webhook_delivery_status_next_attempt_at",
+        "webhook_delivery",
+        ["status", "next_attempt_at"],
     )
     op.create_table(
         "webhook_attempt",
@@ -99,8 +101,8 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("webhook_attempt")
-    op.drop_index(op.f("ix_webhook_delivery_status"), table_name="webhook_delivery")
-    op.drop_index(op.f("ix_webhook_delivery_webhook_id"), table_name="webhook_delivery")
+    op.drop_index("ix_webhook_delivery_status_next_attempt_at", table_name="webhook_delivery")
+    op.drop_index("ix_webhook_delivery_webhook_id_seq", table_name="webhook_delivery")
     op.drop_table("webhook_delivery")
     op.drop_table("webhook")
     op.drop_table("stream_ticket")

@@ -18,7 +18,7 @@ from app.core.problems import Unauthorized
 from app.models import User
 
 API_KEY_PREFIX = "noc_"
-_bearer = HTTPBearer(auto_error=False, description="the api_key returned by POST /users")
+bearer = HTTPBearer(auto_error=False, description="the api_key returned by POST /users")
 _CHALLENGE = {"WWW-Authenticate": "Bearer"}
 
 
@@ -76,7 +76,7 @@ def _lookup(session: Session, key_hash: str) -> User | None:
 
 async def get_current_user(
     session: SessionDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> User:
     if credentials is None:
         raise Unauthorized(

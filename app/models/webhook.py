@@ -6,6 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Literal
 
+import sqlalchemy as sa
 from pydantic import BaseModel, ConfigDict, field_validator
 from sqlmodel import Field, SQLModel
 
@@ -39,13 +40,19 @@ class WebhookDelivery(SQLModel, table=True):
     transaction, then attempted until delivered or given up."""
 
     __tablename__ = "webhook_delivery"
+    __table_args__ = (
+        # A webhook's deliveries, newest first (one per entry: seq is their keyset cursor).
+        sa.Index("ix_webhook_delivery_webhook_id_seq", "webhook_id", "seq"),
+        # The sender's question: which pending deliveries are due.
+        sa.Index("ix_webhook_delivery_status_next_attempt_at", "status", "next_attempt_at"),
+    )
 
     campaign_id: uuid.UUID = Field(foreign_key="campaign.id", primary_key=True)
     id: uuid.UUID = Field(default_factory=uuid.uuid4, primary_key=True)
-    webhook_id: uuid.UUID = Field(index=True)
+    webhook_id: uuid.UUID
     seq: int
     kind: str = Field(max_length=60)
-    status: str = Field(default="pending", max_length=10, index=True)
+    status: str = Field(default="pending", max_length=10)
     attempts: int = 0
     next_attempt_at: datetime = timestamp_field()
     # A dispatcher holds the delivery until then: two workers never post it at once.
@@ -160,6 +167,6 @@ class WebhookDeliveryPublic(BaseModel):
 
 class WebhookDeliveriesPublic(BaseModel):
     data: list[WebhookDeliveryPublic]
-    next_before: datetime | None = Field(
-        default=None, description="pass as before= for the next (older) page"
+    next_before: int | None = Field(
+        default=None, description="pass as before= for the next (older) page; none: the last"
     )
