@@ -16,6 +16,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 
 from app.core.conditional import ConditionalGetMiddleware
+from app.core.database import get_engine
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.openapi_links import add_links
 from app.core.problems import Problem, index_rule_documents, install_problem_handlers
@@ -38,8 +39,10 @@ from app.routers import (
     rolls,
     systems,
     users,
+    webhooks,
 )
 from app.services.feed.broker import broker as feed_broker
+from app.services.webhooks.dispatch import start_sender
 
 API_PREFIX = "/api/v1"
 
@@ -76,8 +79,12 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     limiter = anyio.to_thread.current_default_thread_limiter()
     limiter.total_tokens = get_settings().thread_pool_size
     tune_garbage_collector()
+    settings = get_settings()
+    sender = start_sender(get_engine(), settings) if settings.webhook_delivery_enabled else None
     yield
     await feed_broker.close()  # its rooms and PostgreSQL listener
+    if sender is not None:
+        await anyio.to_thread.run_sync(sender.stop)  # after the POST in progress
 
 
 # The order the API docs present the resources in, each with its module's summary.
@@ -95,6 +102,7 @@ DOCUMENTED = (
     fairness,
     encounters,
     events,
+    webhooks,
 )
 # The order requests are matched in. FastAPI tries the included routers one after the other,
 # at a cost for each (behind six routers, an audited roll spent 90 µs, 7% of its CPU, being
@@ -113,6 +121,7 @@ MATCHED = (
     fairness,
     encounters,
     events,
+    webhooks,
 )
 TAGS = {
     health: "health",
@@ -128,6 +137,7 @@ TAGS = {
     fairness: "fairness",
     encounters: "encounters",
     events: "events",
+    webhooks: "webhooks",
 }
 
 

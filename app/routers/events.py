@@ -15,7 +15,7 @@ from fastapi.security import HTTPAuthorizationCredentials
 from sqlmodel import Session
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from app.core.database import SessionDep, get_engine
+from app.core.database import SessionDep
 from app.core.problems import NotFound, Unauthorized, Unprocessable, problem_responses
 from app.core.security import CurrentUser, bearer, get_current_user
 from app.core.settings import get_settings
@@ -111,24 +111,21 @@ def _listen_for_commits() -> None:
         ensure_listening(broker, settings.database_url)
 
 
-def _redeem(campaign_id: uuid.UUID, ticket: str) -> User:
-    with Session(get_engine(), expire_on_commit=False) as session:
-        return tickets.redeem(session, campaign_id, ticket)
-
-
 async def _authenticated(
-    campaign_id: uuid.UUID, credentials: HTTPAuthorizationCredentials | None, ticket: str | None
+    session: Session,
+    campaign_id: uuid.UUID,
+    credentials: HTTPAuthorizationCredentials | None,
+    ticket: str | None,
 ) -> User:
     if ticket is not None:
-        return await anyio.to_thread.run_sync(_redeem, campaign_id, ticket)
+        return await anyio.to_thread.run_sync(tickets.redeem, session, campaign_id, ticket)
     if credentials is None:
         raise Unauthorized(
             "send your API key as 'Authorization: Bearer <api_key>', or from a browser a "
             "stream ticket as ?ticket= (POST .../events/ticket)",
             headers={"WWW-Authenticate": "Bearer"},
         )
-    with Session(get_engine(), expire_on_commit=False) as session:
-        return await get_current_user(session, credentials)
+    return await get_current_user(session, credentials)
 
 
 def build(registry: Registry) -> APIRouter:
@@ -150,6 +147,7 @@ def build(registry: Registry) -> APIRouter:
         },
     )
     async def follow(
+        session: SessionDep,
         campaign_id: uuid.UUID,
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
         ticket: Annotated[
@@ -169,8 +167,8 @@ def build(registry: Registry) -> APIRouter:
     ) -> EventSourceResponse:
         """Follow the campaign live (Server-Sent Events): its entries as you may see them,
         resumable by Last-Event-ID or after_seq."""
-        user = await _authenticated(campaign_id, credentials, ticket)
-        role, head = await anyio.to_thread.run_sync(reading.open_stream, campaign_id, user)
+        user = await _authenticated(session, campaign_id, credentials, ticket)
+        role, head = await anyio.to_thread.run_sync(reading.open_stream, session, campaign_id, user)
         start = _start_of(last_event_id, after_seq, head)
         viewer = Viewer(user, negotiate_language(accept_language), registry)
         subscriber = Subscriber(campaign_id, viewer, role)

@@ -41,6 +41,8 @@ def test_the_docs_list_resources_in_reading_order_whatever_the_matching_order(cl
         "log",
         "fairness",
         "encounters",
+        "events",
+        "webhooks",
     ]
     assert all(tag["description"] for tag in document["tags"])
     used = {tag for _, _, operation in operations(document) for tag in operation["tags"]}

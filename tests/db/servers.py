@@ -32,10 +32,12 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_server(port: int, database_url: str, log: Path) -> subprocess.Popen[bytes]:
+def start_server(
+    port: int, database_url: str, log: Path, settings: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     """One uvicorn process (a single worker) serving the app on `database_url`, its output
-    in `log`."""
-    env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "WARNING"}
+    in `log`; `settings` adds environment variables (FEED_HEARTBEAT_SECONDS=...)."""
+    env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "WARNING", **(settings or {})}
     env.pop("TEST_DATABASE_URL", None)
     with log.open("wb") as output:
         return subprocess.Popen(

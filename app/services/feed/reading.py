@@ -101,11 +101,14 @@ def _rows_after(session: Session, campaign_id: uuid.UUID, after_seq: int) -> lis
     )
 
 
-def open_stream(campaign_id: uuid.UUID, user: User) -> tuple[str, int]:
-    """The caller's role and the log's head, or 404 when they may not read the log."""
-    with Session(read_only_engine(), expire_on_commit=False) as session:
+def open_stream(session: Session, campaign_id: uuid.UUID, user: User) -> tuple[str, int]:
+    """The caller's role and the log's head, or 404 when they may not read the log; the
+    request's transaction ends here, before the stream holds it open for hours."""
+    try:
         access = readable_access(session, campaign_id, user)
         return access.role, access.campaign.last_seq
+    finally:
+        session.rollback()
 
 
 def catch_up(campaign_id: uuid.UUID, viewer: Viewer, after_seq: int) -> list[Event]:

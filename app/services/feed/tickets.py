@@ -21,7 +21,7 @@ TICKET_PREFIX = "nst_"
 _tickets = StreamTicket.__table__  # type: ignore[attr-defined]
 
 
-def _hash(ticket: str) -> str:
+def hash_ticket(ticket: str) -> str:
     return hashlib.sha256(ticket.encode()).hexdigest()
 
 
@@ -38,7 +38,7 @@ def issue(session: Session, campaign_id: uuid.UUID, user: User, path: str) -> St
     session.add(
         StreamTicket(
             campaign_id=campaign_id,
-            ticket_hash=_hash(ticket),
+            ticket_hash=hash_ticket(ticket),
             user_id=user.id,
             expires_at=expires_at,
         )
@@ -51,7 +51,7 @@ def redeem(session: Session, campaign_id: uuid.UUID, ticket: str) -> User:
     """The ticket's user; the ticket is spent whether or not it was still good."""
     spent = session.execute(
         delete(_tickets)
-        .where(_tickets.c.campaign_id == campaign_id, _tickets.c.ticket_hash == _hash(ticket))
+        .where(_tickets.c.campaign_id == campaign_id, _tickets.c.ticket_hash == hash_ticket(ticket))
         .returning(_tickets.c.user_id, _tickets.c.expires_at)
     ).first()
     session.commit()

@@ -72,8 +72,10 @@ def refused_because(address: IPAddress) -> str | None:
     """Why an address is not a public one, or None when it is."""
     candidates: list[IPAddress] = [address]
     if isinstance(address, ipaddress.IPv6Address):
-        # An IPv6 form of an IPv4 address (::ffff:a.b.c.d, 6to4) reaches that address too.
-        candidates += [v4 for v4 in (address.ipv4_mapped, address.sixtofour) if v4 is not None]
+        # An IPv6 form of an IPv4 address (::ffff:a.b.c.d, 6to4) reaches that address: it
+        # is judged as that address first.
+        embedded = [v4 for v4 in (address.ipv4_mapped, address.sixtofour) if v4 is not None]
+        candidates = [*embedded, address]
     for candidate in candidates:
         for reason, refused in (
             ("the unspecified address", candidate.is_unspecified),
@@ -101,10 +103,10 @@ def check_url(url: str, *, allow_private: bool) -> Target:
         raise Unprocessable(f"url: the host {host} resolves to no address")
     if not allow_private:
         for text in addresses:
-            reason = refused_because(ipaddress.ip_address(text))
-            if reason is not None:
+            refused = refused_because(ipaddress.ip_address(text))
+            if refused is not None:
                 raise Unprocessable(
-                    f"url: {host} resolves to {text}, {reason}; webhooks post to public "
+                    f"url: {host} resolves to {text}, {refused}; webhooks post to public "
                     "addresses only (a server allows the others with "
                     "WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true)"
                 )

@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 
 from app.core.problems import Conflict, NotFound
 from app.core.settings import get_settings
-from app.models import Webhook, WebhookAttempt, WebhookDelivery, utcnow
+from app.models import User, Webhook, WebhookAttempt, WebhookDelivery, utcnow
 from app.models.webhook import (
     WebhookAttemptPublic,
     WebhookCreate,
@@ -22,7 +22,12 @@ from app.models.webhook import (
     WebhookPublic,
     WebhookUpdate,
 )
-from app.services.access import CampaignAccess, LockedAccess, update_locked_campaign
+from app.services.access import (
+    CampaignAccess,
+    LockedAccess,
+    get_campaign_access,
+    update_locked_campaign,
+)
 from app.services.webhooks.addresses import check_url
 
 MAX_WEBHOOKS = 10
@@ -38,19 +43,40 @@ def webhook_public(row: Webhook) -> WebhookPublic:
     return WebhookPublic.model_validate(row.model_dump(exclude={"secret"}))
 
 
+def _at_most(count: int) -> None:
+    if count >= MAX_WEBHOOKS:
+        raise Conflict(
+            f"a campaign has at most {MAX_WEBHOOKS} webhooks; delete one before adding another"
+        )
+
+
 def _check_url(url: str) -> None:
     check_url(url, allow_private=get_settings().webhook_allow_private_addresses)
 
 
-def create_webhook(session: Session, access: LockedAccess, data: WebhookCreate) -> WebhookCreated:
+def _gm(session: Session, campaign_id: uuid.UUID, user: User, action: str) -> CampaignAccess:
+    access = get_campaign_access(session, campaign_id, user)
+    access.require_gm(action)
+    return access
+
+
+def _locked_gm(session: Session, campaign_id: uuid.UUID, user: User, action: str) -> LockedAccess:
+    # Taken once a new URL is checked: resolving it may take a while, and the table's rolls
+    # do not wait for it.
+    access = get_campaign_access(session, campaign_id, user, lock=True)
+    access.require_gm(action)
+    return access
+
+
+def create_webhook(
+    session: Session, campaign_id: uuid.UUID, user: User, data: WebhookCreate
+) -> WebhookCreated:
     """Register a webhook; the answer is the only one to show its secret."""
-    access.require_gm("register webhooks")
-    campaign = access.campaign
-    if campaign.webhooks >= MAX_WEBHOOKS:
-        raise Conflict(
-            f"a campaign has at most {MAX_WEBHOOKS} webhooks; delete one before adding another"
-        )
+    _at_most(_gm(session, campaign_id, user, "register webhooks").campaign.webhooks)
     _check_url(data.url)
+    access = _locked_gm(session, campaign_id, user, "register webhooks")
+    campaign = access.campaign
+    _at_most(campaign.webhooks)
     now = utcnow()
     row = Webhook(
         campaign_id=campaign.id,
@@ -66,8 +92,14 @@ def create_webhook(session: Session, access: LockedAccess, data: WebhookCreate) 
     return WebhookCreated.model_validate(row.model_dump())
 
 
-def _webhook(session: Session, access: CampaignAccess, webhook_id: uuid.UUID) -> Webhook:
-    row = session.get(Webhook, (access.campaign.id, webhook_id), populate_existing=True)
+def _webhook(
+    session: Session, access: CampaignAccess, webhook_id: uuid.UUID, *, lock: bool = False
+) -> Webhook:
+    # Whoever changes a webhook or its deliveries locks the webhook's row first (the sender
+    # too): they take turns, and never deadlock.
+    row = session.get(
+        Webhook, (access.campaign.id, webhook_id), populate_existing=True, with_for_update=lock
+    )
     if row is None:
         raise NotFound(f"no webhook {webhook_id} in this campaign")
     return row
@@ -89,7 +121,7 @@ def get_webhook(session: Session, access: CampaignAccess, webhook_id: uuid.UUID)
 
 
 def fail_pending(session: Session, campaign_id: uuid.UUID, webhook_id: uuid.UUID) -> None:
-    """A disabled webhook's pending deliveries are given up (nothing is posted later)."""
+    """A disabled webhook's pending deliveries are given up: nothing is posted later."""
     session.execute(
         update(WebhookDelivery)
         .where(
@@ -102,14 +134,17 @@ def fail_pending(session: Session, campaign_id: uuid.UUID, webhook_id: uuid.UUID
 
 
 def update_webhook(
-    session: Session, access: LockedAccess, webhook_id: uuid.UUID, data: WebhookUpdate
+    session: Session, campaign_id: uuid.UUID, user: User, webhook_id: uuid.UUID, data: WebhookUpdate
 ) -> WebhookPublic:
     """Change the URL, kinds or description; disable (its pending deliveries are given up)
     or enable again (its failures forgotten)."""
-    access.require_gm("change webhooks")
-    row = _webhook(session, access, webhook_id)
+    row = _webhook(session, _gm(session, campaign_id, user, "change webhooks"), webhook_id)
     if data.url is not None and data.url != row.url:
         _check_url(data.url)
+    # Under the lock, a roll reads the webhook as it was or as it is now, never in between.
+    access = _locked_gm(session, campaign_id, user, "change webhooks")
+    row = _webhook(session, access, webhook_id, lock=True)
+    if data.url is not None:
         row.url = data.url
     if data.kinds is not None:
         row.kinds = list(dict.fromkeys(data.kinds))
@@ -126,10 +161,12 @@ def update_webhook(
     return webhook_public(row)
 
 
-def delete_webhook(session: Session, access: LockedAccess, webhook_id: uuid.UUID) -> None:
+def delete_webhook(
+    session: Session, campaign_id: uuid.UUID, user: User, webhook_id: uuid.UUID
+) -> None:
     """Delete a webhook, its deliveries and their attempts."""
-    access.require_gm("delete webhooks")
-    row = _webhook(session, access, webhook_id)
+    access = _locked_gm(session, campaign_id, user, "delete webhooks")
+    row = _webhook(session, access, webhook_id, lock=True)
     campaign_id = access.campaign.id
     deliveries = select(WebhookDelivery.id).where(
         col(WebhookDelivery.campaign_id) == campaign_id,
@@ -198,7 +235,7 @@ def list_deliveries(
             webhook_id=row.webhook_id,
             seq=row.seq,
             kind=row.kind,
-            status=row.status,  # type: ignore[arg-type]
+            status=row.status,
             attempts=attempts[row.id],
             next_attempt_at=row.next_attempt_at if row.status == "pending" else None,
             created_at=row.created_at,
