@@ -15,7 +15,7 @@ from fastapi import APIRouter, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 
-from app.core.conditional import ConditionalGetMiddleware
+from app.core.conditional import ConditionalGetMiddleware, document_conditional_gets
 from app.core.database import get_engine
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.openapi_links import add_links
@@ -217,6 +217,7 @@ def create_app(registry: Registry | None = None, settings: Settings | None = Non
             components.update(problem.pop("$defs", {}))
             components["Problem"] = problem
             add_links(schema)  # which response feeds which call (stateful clients, fuzzing)
+            document_conditional_gets(schema, API_PREFIX)
             if settings.rate_limits_enabled:
                 document_rate_limits(schema)
             app.openapi_schema = schema

@@ -3,7 +3,8 @@
 Starts the service with several uvicorn workers on a fresh PostgreSQL database, then
 measures at 1, 16 and 64 concurrent clients (a) GET /health, the framework's ceiling on
 this machine, and (b) POST /rolls with 3d6kh2, each one audited; then the time to verify
-a 10,000-entry log. Writes the figures to BENCHMARKS.md with the machine they came from.
+a 10,000-entry log; then the live feed (bench/feed.py). Writes the figures to
+BENCHMARKS.md with the machine they came from.
 
     python -m bench.run [--seconds 8] [--workers 2] [--entries 10000]
 
@@ -35,6 +36,8 @@ from sqlalchemy.engine import make_url
 from app.core.settings import Settings
 from app.engine.audit import verify_log
 from app.engine.registry import DEFAULT_REGISTRY
+from bench.feed import FeedRun, run_feed
+from bench.feed import report_lines as feed_report
 from bench.load import Result, build_request, call, exchange, run_load
 from bench.verify_load import VerifyingRun, quiet, verify_loop
 
@@ -305,6 +308,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=8.0, help="measured seconds per run")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--entries", type=int, default=10_000, help="log size to verify")
+    parser.add_argument("--feed-seconds", type=float, default=20.0, help="the feed run's length")
     parser.add_argument("--output", type=Path, default=ROOT / "BENCHMARKS.md")
     args = parser.parse_args()
 
@@ -332,9 +336,17 @@ def main() -> None:
             flush=True,
         )
         isolation = verification_isolation(port, (key, campaign), args.seconds)
+        print("the live feed: 200 subscribers, 50 rolls/s", flush=True)
+        feed = run_feed(ports, [server.pid for server in servers], seconds=args.feed_seconds)
+        print(
+            f"feed: p50 {feed.percentile(0.5):.1f} ms, p99 {feed.percentile(0.99):.1f} ms, "
+            f"{feed.memory_per_stream_kib:.0f} KiB per stream, lost {feed.lost}, "
+            f"duplicated {feed.duplicated}, wrongly redacted {feed.wrongly_seen}",
+            flush=True,
+        )
     finally:
         stop(servers)
-    write_report(args, rows, verification, isolation, postgres_version(url))
+    write_report(args, rows, verification, isolation, postgres_version(url), feed)
 
 
 def verification_isolation(
@@ -356,6 +368,7 @@ def write_report(
     verification: dict[str, float],
     isolation: tuple[Result, VerifyingRun, VerifyingRun],
     pg_version: str,
+    feed: FeedRun,
 ) -> None:
     info = machine()
     threads = Settings(
@@ -442,6 +455,7 @@ def write_report(
         "needs well over 640 rolls/s. This machine's speed drifts by 10-20% from one minute",
         "to the next, which is why the two endpoints are measured in alternating rounds.",
         "",
+        *feed_report(feed),
     ]
     args.output.write_text("\n".join(lines))
     print(f"wrote {args.output}")

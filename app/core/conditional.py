@@ -6,6 +6,7 @@ different things; a route that knows its version sets its own ETag (an encounter
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -78,3 +79,36 @@ class ConditionalGetMiddleware:
             await send({"type": "http.response.body", "body": body})
 
         await self.app(scope, receive, buffered)
+
+
+NOT_MODIFIED = {
+    "description": "Not Modified: the `If-None-Match` ETag names this representation still; no body"
+}
+ETAG_HEADER = {
+    "description": "the representation's validator: send it back as `If-None-Match`",
+    "schema": {"type": "string"},
+}
+IF_NONE_MATCH = {
+    "name": "If-None-Match",
+    "in": "header",
+    "required": False,
+    "description": "an ETag this caller got before: 304 with no body while it still matches",
+    "schema": {"type": "string", "maxLength": 1000},
+}
+
+
+def document_conditional_gets(schema: dict[str, Any], api_prefix: str) -> None:
+    """Every GET under the API that answers JSON takes If-None-Match and may answer 304
+    (this middleware's doing, so FastAPI cannot see it)."""
+    for path, operations in schema.get("paths", {}).items():
+        get = operations.get("get")
+        if not path.startswith(api_prefix) or get is None:
+            continue
+        ok = get.get("responses", {}).get("200", {})
+        if "application/json" not in ok.get("content", {}):
+            continue
+        ok.setdefault("headers", {}).setdefault("ETag", ETAG_HEADER)
+        get["responses"].setdefault("304", NOT_MODIFIED)
+        parameters = get.setdefault("parameters", [])
+        if not any(p.get("name", "").lower() == "if-none-match" for p in parameters):
+            parameters.append(IF_NONE_MATCH)

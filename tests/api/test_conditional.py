@@ -77,3 +77,21 @@ def test_an_encounter_keeps_its_own_version_as_its_etag(client, gm, player, make
         client.get(url, headers={**gm.headers, "If-None-Match": first.headers["ETag"]}).status_code
         == 304
     )
+
+
+def test_every_json_GET_documents_If_None_Match_and_its_304(client):
+    document = client.get("/openapi.json").json()
+    gets = {
+        path: operations["get"]
+        for path, operations in document["paths"].items()
+        if "get" in operations
+        and "application/json" in operations["get"]["responses"].get("200", {}).get("content", {})
+    }
+    assert f"{API}/campaigns/{{campaign_id}}/log" in gets
+    for path, operation in gets.items():
+        assert "304" in operation["responses"], path
+        assert "ETag" in operation["responses"]["200"]["headers"], path
+        names = [parameter["name"].lower() for parameter in operation.get("parameters", [])]
+        assert names.count("if-none-match") == 1, path
+    stream = document["paths"][f"{API}/campaigns/{{campaign_id}}/events"]["get"]
+    assert "304" not in stream["responses"]  # a stream is never answered 304
