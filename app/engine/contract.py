@@ -20,13 +20,16 @@ import copy
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from app.engine.dice import DiceSource
 from app.engine.errors import EngineError, RuleRefusal
 from app.engine.hidden import CharacterValue
+
+if TYPE_CHECKING:  # odds.py builds on this module's Model
+    from app.engine.odds import Odds
 
 Visibility = Literal["public", "gm", "blind", "self"]
 # Who may read an entry, narrowest last: gm and self both reach the roller and the GM.
@@ -364,6 +367,9 @@ class RollKind(Generic[BodyT, RequestT, ResultT]):
     after: Callable[[Prepared[RequestT], Resolution[ResultT], int], Aftermath] | None = None
     triggers: frozenset[str] = frozenset()
     outcome: Callable[[ResultT], Outcome | None] | None = None
+    # Issue 21: the exact odds of every outcome `outcome` gives, worst to best, before the
+    # roll; None: the API refuses odds for this kind with a clear error.
+    odds: Callable[[RequestT, RulesVersion], Odds] | None = None
     # FAIR-18: the values its result shows that were read from a character's sheet; an
     # NPC's are committed, like its sheet, for whoever may not read that sheet.
     npc_values: tuple[CharacterValue, ...] = ()

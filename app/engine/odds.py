@@ -1,0 +1,174 @@
+"""Exact odds of a roll before it is made (issue 21): the probability of every outcome the
+rules define and the distributions of what they count, and how lucky a made roll was.
+
+A roll kind computes its own odds (`RollKind.odds`) from its request, exactly: with
+fractions, or icepool's exact dice arithmetic. `enumerate_paths` is the brute force every
+kind's odds are tested against: it runs the kind's own `resolve` over every sequence of
+faces a small pool can draw, each weighted by its probability.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from fractions import Fraction
+from typing import Any
+
+from pydantic import Field
+
+from app.engine.contract import Model
+from app.engine.dice import Draw
+from app.engine.errors import InvalidInput
+
+
+class OutcomeOdds(Model):
+    """One outcome the rules define (its code, as the roll's `outcome` gives it)."""
+
+    code: str
+    probability: float = Field(ge=0, le=1)
+    exact: str = Field(description="the probability as a fraction p/q")
+
+
+class ValueOdds(Model):
+    value: int
+    probability: float = Field(ge=0, le=1)
+    exact: str
+
+
+class DistributionOdds(Model):
+    """The distribution of a number the roll counts (its total, its sixes, its damage)."""
+
+    name: str
+    values: list[ValueOdds]
+    mean: float
+    deviation: float
+
+
+class Odds(Model):
+    """What a roll may give, before it is made. `outcomes` run from the worst to the best."""
+
+    outcomes: list[OutcomeOdds]
+    distributions: list[DistributionOdds] = Field(default_factory=list)
+    notes: list[str] = Field(
+        default_factory=list, description="what these odds leave out (a later push, …)"
+    )
+
+
+def fraction_text(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}"
+
+
+def outcome_odds(ordered: list[tuple[str, Fraction]]) -> list[OutcomeOdds]:
+    """Outcomes worst to best, their probabilities exact; zero-probability ones kept (the
+    client shows every outcome the rules define)."""
+    return [
+        OutcomeOdds(code=code, probability=float(p), exact=fraction_text(p)) for code, p in ordered
+    ]
+
+
+def distribution(name: str, weights: Mapping[int, Fraction]) -> DistributionOdds:
+    """A distribution from exact probabilities by value (they sum to 1)."""
+    total = sum(weights.values(), Fraction(0))
+    if total != 1:
+        raise ValueError(f"{name}: probabilities sum to {total}, not 1")
+    mean = sum((value * p for value, p in weights.items()), Fraction(0))
+    variance = sum(((value - mean) ** 2 * p for value, p in weights.items()), Fraction(0))
+    return DistributionOdds(
+        name=name,
+        values=[
+            ValueOdds(value=value, probability=float(p), exact=fraction_text(p))
+            for value, p in sorted(weights.items())
+            if p
+        ],
+        mean=float(mean),
+        deviation=math.sqrt(variance),
+    )
+
+
+class Luck(Model):
+    """How lucky a made roll was, given its inputs."""
+
+    outcome: str = Field(description="the outcome it got")
+    probability: float = Field(description="the probability of that outcome")
+    percentile: float = Field(
+        ge=0,
+        le=100,
+        description="mid-rank percentile among the outcomes, worst to best: 50 is an "
+        "ordinary roll, near 100 a lucky one, near 0 an unlucky one",
+    )
+
+
+def luck(odds: Odds, outcome: str) -> Luck:
+    """The mid-rank percentile of `outcome`: P(worse) + P(same) / 2."""
+    below = Fraction(0)
+    for item in odds.outcomes:
+        p = Fraction(item.exact)
+        if item.code == outcome:
+            percentile = float(below + p / 2) * 100
+            return Luck(outcome=outcome, probability=float(p), percentile=percentile)
+        below += p
+    raise InvalidInput(f"outcome {outcome!r} is not one these odds define")
+
+
+# --- brute force: every sequence of faces --------------------------------------------------
+
+
+class _Path:
+    """A dice source that replays `prefix` and then draws face 1, noting each die's sides:
+    the enumerator walks every sequence of faces depth first."""
+
+    def __init__(self, prefix: list[int], max_dice: int) -> None:
+        self.prefix = prefix
+        self.max_dice = max_dice
+        self.sides: list[int] = []
+        self._draws: list[Draw] = []
+
+    def roll(self, sides: int) -> int:
+        if len(self.sides) >= self.max_dice:
+            raise _TooDeep
+        index = len(self.sides)
+        face = self.prefix[index] if index < len(self.prefix) else 1
+        self.sides.append(sides)
+        self._draws.append({"sides": sides, "face": face})
+        return face
+
+    @property
+    def draws(self) -> list[Draw]:
+        return list(self._draws)
+
+
+class _TooDeep(Exception):
+    """A path drew more dice than the enumeration allows (an explosion chain)."""
+
+
+def enumerate_paths(
+    run: Callable[[Any], Any], *, max_dice: int = 12, max_paths: int = 2_000_000
+) -> Iterator[tuple[Fraction, Any]]:
+    """Every result `run(dice)` can give, with the probability of the faces that gave it.
+
+    `run` takes a dice source (call a kind's resolve with it). Paths that draw more than
+    `max_dice` dice (explosions) are cut and reported with result None: their probability
+    is what the brute force leaves unexplored, to bound a test's tolerance.
+    """
+    stack: list[list[int]] = [[]]
+    paths = 0
+    while stack:
+        prefix = stack.pop()
+        source = _Path(prefix, max_dice)
+        try:
+            result = run(source)
+        except _TooDeep:
+            result = None
+        paths += 1
+        if paths > max_paths:
+            raise ValueError(f"more than {max_paths} paths: too large to enumerate")
+        # Branch on every die drawn past the prefix: faces 2..S of each (face 1 is this path).
+        for index in range(len(source.sides) - 1, len(prefix) - 1, -1):
+            faces = source.sides[index]
+            base = [*prefix, *([1] * (index - len(prefix)))]
+            for face in range(faces, 1, -1):
+                stack.append([*base, face])
+        weight = Fraction(1)
+        for faces in source.sides:
+            weight /= faces
+        yield weight, result
