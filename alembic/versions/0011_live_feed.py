@@ -75,9 +75,7 @@ def upgrade() -> None:
         _campaign_fk("webhook_delivery"),
         sa.PrimaryKeyConstraint("campaign_id", "id", name=op.f("pk_webhook_delivery")),
     )
-    op.create_index(
-        "ix_webhook_delivery_webhook_id_seq", "webhook_delivery", ["webhook_id", "seq"]
-    )
+    op.create_index("ix_webhook_delivery_webhook_id_seq", "webhook_delivery", ["webhook_id", "seq"])
     op.create_index(
         "ix_webhook_delivery_status_next_attempt_at",
         "webhook_delivery",
