@@ -18,6 +18,9 @@ from app.engine.registry import DEFAULT_REGISTRY
 from app.engine.rulesets.jdr import RULESET
 from app.engine.rulesets.jdr.action import ACTION
 from app.engine.rulesets.jdr.combat import ATTACK
+from app.engine.rulesets.jdr.cthulhu import EFFLEUREMENT
+from app.engine.rulesets.jdr.dracula import HOLY_WATER, TALISMAN, TALISMAN_RULING
+from app.engine.rulesets.jdr.initiative import INITIATIVE
 from app.engine.rulesets.jdr.joker import JOKER
 from app.engine.rulesets.jdr.mythos import MYTHOS_TEST
 from tests.engine.jdr.requests import (
@@ -32,6 +35,7 @@ from tests.engine.jdr.requests import (
     clock,
     cthulhu_sheet,
     dracula_sheet,
+    effleurement_req,
     follow,
     follow_req,
     make_weapon,
@@ -40,11 +44,13 @@ from tests.engine.jdr.requests import (
     run,
     shaken_sheet,
     sheet_for,
+    talisman_req,
 )
 
 VERSION = RULESET.version
 TIERS = ["critical_failure", "failure", "partial_success", "success", "critical_success"]
 AGAINST = ["critical_failure", "failure", "success"]
+NPC2 = "0b5e0000-0000-4000-8000-0000000000ab"
 CRITICAL = {"severity": "critical", "note": "griffes", "cared": False}
 
 
@@ -391,3 +397,101 @@ def test_every_kind_that_draws_dice_with_an_outcome_gives_odds():
     drawing |= {"vampire.action", "vampire.damage"}
     with_odds = {kind.name for _, kind in DEFAULT_REGISTRY.kinds() if kind.odds is not None}
     assert drawing <= with_odds
+
+
+# --- kinds that draw no die: their outcome is certain ------------------------------------
+
+
+def certain(kind: Any, raw: dict[str, Any], version: int = VERSION) -> str:
+    """The one outcome the odds make certain, which is the one `resolve` gives."""
+    request = kind.parse_request(raw)
+    odds = kind.odds(request, version)
+    resolution = kind.resolve(request, HmacDiceStream(bytes(32), "c", 1, "", 1), version)
+    code = kind.outcome(resolution.result).code
+    assert {item.code: Fraction(item.exact) for item in odds.outcomes if item.exact != "0/1"} == {
+        code: 1
+    }
+    assert odds.notes[0].startswith("no dice")
+    return code
+
+
+def test_JDR35_holy_water_is_certain_and_refused_as_the_rules_refuse():
+    kind = HOLY_WATER
+    splash = {**clock(D), "attacker": char(dracula_sheet())}
+    vampire = {**splash, "target": char(dracula_sheet(tags=["vampire"]), kind="npc", cid=NPC)}
+    wolf = {**splash, "target": char(dracula_sheet(tags=["werewolf"]), kind="npc", cid=NPC)}
+    assert certain(kind, vampire) == "light"
+    assert certain(kind, wolf) == "no_effect"
+    assert [item.code for item in kind.odds(kind.parse_request(wolf), VERSION).outcomes] == [
+        "no_effect",
+        "light",
+    ]
+    with pytest.raises(EngineError) as caught:
+        kind.odds(kind.parse_request(wolf), 1)  # version 1 refused it
+    assert caught.value.rule == "JDR-35"
+
+
+@pytest.mark.parametrize("sincere", [False, True])
+def test_JDR21_the_gms_ruling_is_certain(sincere):
+    kind = TALISMAN_RULING
+    pending = {"status": "pending", "words": "Seigneur", "tier": "partial_success"}
+    raw = {
+        **clock(D),
+        "character": char(dracula_sheet()),
+        "invocation": {"seq": ACTION_SEQ + 1, "kind": "jdr.talisman", "result": pending},
+        "rulings": [],
+        "sincere": sincere,
+    }
+    assert certain(kind, raw) == ("sincere" if sincere else "insincere")
+
+
+def test_JDR20_22_the_talisman_is_certain_on_a_partial_success_and_refused_on_a_failure():
+    kind = TALISMAN
+    assert certain(kind, talisman_req()) == "pending"
+    with pytest.raises(EngineError) as caught:
+        kind.odds(kind.parse_request(talisman_req(tier="failure")), VERSION)
+    assert caught.value.rule == "JDR-22"
+
+
+def test_JDR28_the_effleurement_is_certain():
+    kind = EFFLEUREMENT
+    assert certain(kind, effleurement_req()) == "applied"
+
+
+def test_every_kind_with_an_outcome_gives_odds():
+    for _, kind in DEFAULT_REGISTRY.kinds():
+        if kind.name.startswith(("jdr.", "vampire.")) and kind.outcome is not None:
+            assert kind.odds is not None, kind.name
+
+
+# --- JDR-30a, JDR-31a: initiative ----------------------------------------------------------
+
+
+def test_JDR30a_31a_each_initiative_total_equals_the_brute_force():
+    # Two NPCs of the same physique: a tie goes to a roll-off (JDR-30a), which may chain.
+    combatants = [
+        {"id": NPC2, "name": "Strigoi", "kind": "npc", "physique": 3, "surprise": True},
+        {"id": NPC, "name": "Moroi", "kind": "npc", "physique": 3, "wounds": [SERIOUS]},
+    ]
+    raw = {**clock(D), "combatants": combatants}
+    request = INITIATIVE.parse_request(raw)
+    odds = INITIATIVE.odds(request, VERSION)
+    seen: dict[str, dict[int, Fraction]] = {c["id"]: defaultdict(Fraction) for c in combatants}
+    cut = Fraction(0)
+    for weight, resolution in enumerate_paths(
+        lambda dice: INITIATIVE.resolve(request, dice, VERSION), max_dice=9
+    ):
+        if resolution is None:  # a roll-off still tied when the enumeration stops
+            cut += weight
+            continue
+        assert INITIATIVE.outcome(resolution.result).code == "initiative_rolled"
+        for row in resolution.result.order:
+            seen[row.character_id][row.total] += weight
+    assert 0 < cut < Fraction(1, 100)
+    assert exact(odds) == {"initiative_rolled": 1}
+    for combatant in combatants:
+        expected = values(odds, f"total:{combatant['id']}")
+        assert set(seen[combatant["id"]]) <= set(expected)
+        for value, p in expected.items():
+            assert 0 <= p - seen[combatant["id"]][value] <= cut
+    assert min(values(odds, f"total:{NPC2}")) == 2 + 3 + 2  # JDR-31a: surprise +2

@@ -43,6 +43,7 @@ from app.engine.rulesets.jdr.action import (
     special_rule_used,
 )
 from app.engine.rulesets.jdr.bodies import JdrContextCreate, JdrJokerCreate
+from app.engine.rulesets.jdr.certain import certain_odds
 from app.engine.rulesets.jdr.combat import (
     JdrAttackRequest,
     JdrAttackResult,
@@ -178,6 +179,12 @@ CONTEXT: RollKind[JdrContextCreate, JdrContextRequest, JdrContextResult] = RollK
     resolve=resolve_context,
     summary=context_summary,
     outcome=context_outcome,
+    odds=certain_odds(
+        resolve_context,
+        context_outcome,
+        ("context_amended",),
+        "the GM amends the context (JDR-14)",
+    ),
     is_roll=False,
     gm_only="amend a roll's context",
     reaction=True,

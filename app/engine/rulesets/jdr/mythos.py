@@ -28,6 +28,7 @@ from app.engine.errors import InvalidInput, invalid, refusal
 from app.engine.odds import Odds
 from app.engine.rulesets.jdr.action import player_follow_up, talent_bonus
 from app.engine.rulesets.jdr.bodies import JdrMarkCreate, JdrMythosCreate
+from app.engine.rulesets.jdr.certain import certain_odds
 from app.engine.rulesets.jdr.core import (
     CTHULHU,
     Burden,
@@ -365,6 +366,12 @@ MARK: RollKind[JdrMarkCreate, JdrMarkRequest, JdrMarkResult] = RollKind(
     resolve=resolve_mark,
     summary=mark_summary,
     outcome=mark_outcome,
+    odds=certain_odds(
+        resolve_mark,
+        mark_outcome,
+        ("mark_worded",),
+        "the player words the mark (JDR-41)",
+    ),
     is_roll=False,
     systems=CTHULHU_ONLY,
     wrong_system=wrong_setting("JDR-41", CTHULHU),

@@ -49,8 +49,10 @@ from app.engine.rulesets.jdr.core import (
     faith_shaken_applies,
     require_pc,
     tier_of,
+    uncared_serious_wound,
     wound_burdens,
 )
+from app.engine.rulesets.jdr.initiative import JdrInitiativeRequest
 from app.engine.rulesets.jdr.joker import (
     JdrFollowedAttack,
     JdrFollowedMythos,
@@ -307,3 +309,30 @@ def reroll_odds(request: JdrJokerRequest, version: RulesVersion) -> Odds:
         raise refusal("JDR-27", f"{used} was used on this action; the Joker cannot be")
     reroll = action.request.model_copy(update={"character": character, "context": context})
     return action_odds(reroll, version)
+
+
+# --- JDR-30a, JDR-31, JDR-31a: initiative ------------------------------------------------
+
+
+def initiative_odds(request: JdrInitiativeRequest, version: RulesVersion) -> Odds:
+    """Initiative always reads "initiative_rolled"; what it counts is each combatant's total:
+    2D6 (at Disadvantage with a serious wound, JDR-3) + physique (+2 surprise, JDR-31a)."""
+    already = set(request.already_rolled)
+    repeated = [combatant.name for combatant in request.combatants if combatant.id in already]
+    if repeated:
+        raise refusal(
+            "JDR-31", f"initiative is rolled once per scene; already rolled: {', '.join(repeated)}"
+        )
+    distributions = []
+    for combatant in request.combatants:
+        mode = mode_of(False, uncared_serious_wound(combatant.wounds))
+        shift = combatant.physique + (2 if combatant.surprise else 0)
+        distributions.append(distribution(f"total:{combatant.id}", totals(mode, shift)))
+    return Odds(
+        outcomes=outcome_odds([("initiative_rolled", Fraction(1))]),
+        distributions=distributions,
+        notes=[
+            "each combatant's total is the distribution 'total:<character id>'; the order "
+            "and its tie-breaks (JDR-30a) are not given"
+        ],
+    )
