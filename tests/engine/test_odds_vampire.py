@@ -66,12 +66,14 @@ def values(odds: Odds, name: str) -> dict[int, Fraction]:
     return {item.value: Fraction(item.exact) for item in found.values}
 
 
-def brute(kind: Any, request: Any, numbers: tuple[str, ...]) -> tuple[dict[str, Fraction], ...]:
+def brute(
+    kind: Any, request: Any, numbers: tuple[str, ...], version: int = VERSION
+) -> tuple[dict[str, Fraction], ...]:
     """Every face sequence through `resolve`: the outcomes' and numbers' exact weights."""
     outcomes: dict[str, Fraction] = defaultdict(Fraction)
     counted: dict[str, dict[int, Fraction]] = {name: defaultdict(Fraction) for name in numbers}
     for weight, resolution in enumerate_paths(
-        lambda dice: kind.resolve(request, dice, VERSION), max_dice=40
+        lambda dice: kind.resolve(request, dice, version), max_dice=40
     ):
         assert resolution is not None  # no chain is cut: nothing here explodes
         result = resolution.result
@@ -82,9 +84,11 @@ def brute(kind: Any, request: Any, numbers: tuple[str, ...]) -> tuple[dict[str, 
     return dict(outcomes), *({k: v for k, v in counted[n].items() if v} for n in numbers)
 
 
-def check_against_brute(kind: Any, request: Any, numbers: tuple[str, ...]) -> Odds:
-    odds = kind.odds(request, VERSION)
-    outcomes, *counted = brute(kind, request, numbers)
+def check_against_brute(
+    kind: Any, request: Any, numbers: tuple[str, ...], version: int = VERSION
+) -> Odds:
+    odds = kind.odds(request, version)
+    outcomes, *counted = brute(kind, request, numbers, version)
     expected = exact(odds)
     assert sum(expected.values()) == 1
     assert {code: p for code, p in expected.items() if p} == outcomes
@@ -168,6 +172,27 @@ def test_VAM40_the_wound_penalty_takes_dice():
     request = action_request(4, health=health)
     odds = check_against_brute(ACTION, request, ("net",))
     assert odds.notes[0].startswith("2d10")
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_VAM30_VAM40_version_1_replays_its_own_odds(version):
+    # Version 1: no wound penalty, and only the latest attempt of a chain closes it.
+    chain = [
+        {"seq": 3, "outcome": "success", "difficulty": 6, "visibility": "public"},
+        {"seq": 4, "outcome": "failure", "difficulty": 6, "visibility": "public"},
+    ]
+    request = action_request(
+        3,
+        health={"bashing": 2, "lethal": 0, "aggravated": 0},  # Hurt: −1 from version 2
+        retry={"of": 4, "chain": chain, "waived": False},
+    )
+    if version == 1:
+        odds = check_against_brute(ACTION, request, ("net",), version)
+        assert odds.notes[0] == "3d10 against 7"  # one failure in the chain: +1
+    else:
+        with pytest.raises(EngineError) as caught:
+            ACTION.odds(request, version)
+        assert caught.value.rule == "VAM-30"
 
 
 def test_VAM20_an_automatic_success_is_certain():

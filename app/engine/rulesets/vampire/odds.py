@@ -157,7 +157,7 @@ def action_odds(request: VampireActionRequest, version: RulesVersion) -> Odds:
     if request.willpower:
         notes.append("VAM-21: 1 Willpower spent for a success no 1 cancels")
     else:
-        notes.append("a Willpower point spent on a later roll (VAM-21) is not counted")
+        notes.append("no Willpower spent (VAM-21): spending one would change these odds")
     if absorbs:
         notes.append("VAM-16: a botch would be this session's first, absorbed as a failure")
     if request.retry is not None:
