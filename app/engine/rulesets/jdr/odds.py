@@ -66,10 +66,13 @@ from app.engine.rulesets.jdr.mythos import JdrMythosRequest
 TIERS: Final = ("critical_failure", "failure", "partial_success", "success", "critical_success")
 AGAINST: Final = ("critical_failure", "failure", "success")  # JDR-13, and the Mythos test
 WOUNDS: Final = ("miss", "light", "serious", "critical")  # JDR-33, the attacker's view
-LATER_CHOICES: Final = (
-    "what the player may still choose after the dice is left out: a Joker's reroll "
-    "(JDR-25), the Talisman (JDR-20) or the Effleurement (JDR-28)"
-)
+# What a player may still choose once the action's dice are seen: left out of the odds.
+LATER_CHOICES: Final = {
+    DRACULA: "left out: a Joker's reroll (JDR-25) or the Talisman (JDR-20) the player may "
+    "still choose after the dice",
+    CTHULHU: "left out: a Joker's reroll (JDR-25) or the Effleurement (JDR-28) the player "
+    "may still choose after the dice",
+}
 
 
 @lru_cache(maxsize=3)
@@ -103,9 +106,12 @@ def totals(mode: Mode, shift: int) -> dict[int, Fraction]:
 def read(
     totals_: dict[int, Fraction], codes: tuple[str, ...], code_of: Callable[[int], str]
 ) -> list[tuple[str, Fraction]]:
+    """The probability of each code, in the order of `codes`, the totals read by `code_of`."""
     found: dict[str, Fraction] = defaultdict(Fraction)
     for total, p in totals_.items():
         found[code_of(total)] += p
+    if unlisted := set(found) - set(codes):
+        raise ValueError(f"outcomes {sorted(unlisted)} are missing from {codes}")
     return [(code, found[code]) for code in codes]
 
 
@@ -153,7 +159,7 @@ def action_odds(request: JdrActionRequest, version: RulesVersion) -> Odds:
     return Odds(
         outcomes=outcome_odds(outcomes),
         distributions=[distribution("total", found)],
-        notes=[mode_note(mode, burdens, shift), LATER_CHOICES],
+        notes=[mode_note(mode, burdens, shift), LATER_CHOICES[request.system]],
     )
 
 
