@@ -26,6 +26,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, refusal
+from app.engine.odds import Odds
 from app.engine.rulesets.jdr.bodies import JdrActionCreate
 from app.engine.rulesets.jdr.core import (
     Burden,
@@ -248,6 +249,14 @@ ACTION_NPC_VALUES = (
     ("/kept", "/character"),
 )
 
+
+def action_odds(request: JdrActionRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds of the roll (jdr/odds.py, which builds on this module)."""
+    from app.engine.rulesets.jdr.odds import action_odds as exact
+
+    return exact(request, version)
+
+
 ACTION: RollKind[JdrActionCreate, JdrActionRequest, JdrActionResult] = RollKind(
     name="jdr.action",
     gm_decides=(
@@ -266,6 +275,7 @@ ACTION: RollKind[JdrActionCreate, JdrActionRequest, JdrActionResult] = RollKind(
     resolve=resolve,
     summary=summary,
     outcome=outcome,
+    odds=action_odds,
     settle=settle_action,
 )
 

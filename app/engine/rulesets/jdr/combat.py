@@ -25,6 +25,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, refusal
+from app.engine.odds import Odds
 from app.engine.rulesets.jdr.bodies import JdrAttackContext, JdrAttackCreate, JdrWeapon
 from app.engine.rulesets.jdr.core import (
     DRACULA,
@@ -410,6 +411,13 @@ def wound_outcome(result: Mapping[str, Any]) -> Outcome:
     return Outcome("wound", str(severity) if isinstance(severity, str) else "miss")
 
 
+def attack_odds(request: JdrAttackRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds of the roll (jdr/odds.py, which builds on this module)."""
+    from app.engine.rulesets.jdr.odds import attack_odds as exact
+
+    return exact(request, version)
+
+
 ATTACK: RollKind[JdrAttackCreate, JdrAttackRequest, JdrAttackResult] = RollKind(
     name="jdr.attack",
     npc_values=(
@@ -435,5 +443,6 @@ ATTACK: RollKind[JdrAttackCreate, JdrAttackRequest, JdrAttackResult] = RollKind(
     resolve=resolve_attack,
     summary=attack_summary,
     outcome=attack_outcome,
+    odds=attack_odds,
     settle=settle_attack,
 )

@@ -42,6 +42,7 @@ from app.engine.rulesets.jdr.bodies import (
     JdrEffleurementRefusalCreate,
     JdrSacrificeCreate,
 )
+from app.engine.rulesets.jdr.certain import certain_odds
 from app.engine.rulesets.jdr.core import (
     CTHULHU,
     JdrSystem,
@@ -231,6 +232,12 @@ EFFLEUREMENT: RollKind[JdrEffleurementCreate, JdrEffleurementRequest, JdrEffleur
         resolve=resolve_effleurement,
         summary=effleurement_summary,
         outcome=effleurement_outcome,
+        odds=certain_odds(
+            resolve_effleurement,
+            effleurement_outcome,
+            ("applied",),
+            "the player accepts the mark (JDR-28); the GM may still refuse it (JDR-29)",
+        ),
         settle=settle_effleurement,
         systems=CTHULHU_ONLY,
         wrong_system=wrong_setting("JDR-28", CTHULHU),
@@ -380,6 +387,12 @@ EFFLEUREMENT_REFUSAL: RollKind[
     resolve=resolve_refusal,
     summary=refusal_summary,
     outcome=refusal_outcome,
+    odds=certain_odds(
+        resolve_refusal,
+        refusal_outcome,
+        ("refused",),
+        "the GM refuses the Effleurement (JDR-29)",
+    ),
     systems=CTHULHU_ONLY,
     wrong_system=wrong_setting("JDR-29", CTHULHU),
     gm_only="refuse an Effleurement",
@@ -438,6 +451,12 @@ SACRIFICE: RollKind[JdrSacrificeCreate, JdrSacrificeRequest, JdrSacrificeResult]
     resolve=resolve_sacrifice,
     summary=sacrifice_summary,
     outcome=sacrifice_outcome,
+    odds=certain_odds(
+        resolve_sacrifice,
+        sacrifice_outcome,
+        ("effleurement_recharged",),
+        "the GM records the sacrifice (JDR-29a)",
+    ),
     is_roll=False,
     systems=CTHULHU_ONLY,
     wrong_system=wrong_setting("JDR-29a", CTHULHU),

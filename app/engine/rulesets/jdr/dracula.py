@@ -40,6 +40,7 @@ from app.engine.rulesets.jdr.bodies import (
     JdrTalismanCreate,
     JdrTalismanRulingCreate,
 )
+from app.engine.rulesets.jdr.certain import certain_odds
 from app.engine.rulesets.jdr.combat import fighters, wound_effect
 from app.engine.rulesets.jdr.core import (
     DRACULA,
@@ -170,6 +171,12 @@ TALISMAN: RollKind[JdrTalismanCreate, JdrTalismanRequest, JdrTalismanResult] = R
     resolve=resolve_talisman,
     summary=talisman_summary,
     outcome=talisman_outcome,
+    odds=certain_odds(
+        resolve_talisman,
+        talisman_outcome,
+        ("pending",),
+        "the invocation awaits the GM's ruling on its sincerity (JDR-21)",
+    ),
     settle=settle_invocation,
     systems=DRACULA_ONLY,
     wrong_system=wrong_setting("JDR-20", DRACULA),
@@ -306,6 +313,12 @@ TALISMAN_RULING: RollKind[
     resolve=resolve_ruling,
     summary=ruling_summary,
     outcome=ruling_outcome,
+    odds=certain_odds(
+        resolve_ruling,
+        ruling_outcome,
+        ("insincere", "sincere"),
+        "the GM's ruling decides it (JDR-21)",
+    ),
     systems=DRACULA_ONLY,
     wrong_system=wrong_setting("JDR-21", DRACULA),
     gm_only="rule on a Talisman invocation",
@@ -370,6 +383,12 @@ PENANCE: RollKind[JdrPenanceCreate, JdrPenanceRequest, JdrPenanceResult] = RollK
     resolve=resolve_penance,
     summary=penance_summary,
     outcome=penance_outcome,
+    odds=certain_odds(
+        resolve_penance,
+        penance_outcome,
+        ("talisman_restored",),
+        "the GM records a sincere penance (JDR-24)",
+    ),
     is_roll=False,
     systems=DRACULA_ONLY,
     wrong_system=wrong_setting("JDR-24", DRACULA),
@@ -455,6 +474,12 @@ HOLY_WATER: RollKind[JdrHolyWaterCreate, JdrHolyWaterRequest, JdrHolyWaterResult
     resolve=resolve_holy_water,
     summary=holy_water_summary,
     outcome=holy_water_outcome,
+    odds=certain_odds(
+        resolve_holy_water,
+        holy_water_outcome,
+        ("no_effect", "light"),
+        "holy water wounds a vampire, and nobody else, without a roll (JDR-35)",
+    ),
     systems=DRACULA_ONLY,
     wrong_system=wrong_setting("JDR-35", DRACULA),
 )

@@ -21,6 +21,7 @@ from app.engine.contract import (
 from app.engine.dice import DiceSource
 from app.engine.errors import refusal
 from app.engine.rulesets.jdr.bodies import JdrEventBase, JdrMedicalCareCreate
+from app.engine.rulesets.jdr.certain import certain_odds
 from app.engine.rulesets.jdr.core import JdrSystem, setting_of
 from app.engine.rulesets.jdr.labels import EVENTS
 from app.engine.rulesets.jdr.sheet import AnyJdrCharacter, JdrCharacter
@@ -128,6 +129,12 @@ MEDICAL_CARE: RollKind[JdrMedicalCareCreate, JdrMedicalCareRequest, JdrMedicalCa
         resolve=resolve_medical_care,
         summary=medical_care_summary,
         outcome=medical_care_outcome,
+        odds=certain_odds(
+            resolve_medical_care,
+            medical_care_outcome,
+            ("wounds_cared",),
+            "the GM records the care (JDR-3)",
+        ),
         is_roll=False,
         gm_only="record a jdr.medical_care",
     )

@@ -25,6 +25,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource, roll_off
 from app.engine.errors import InvalidInput, refusal
+from app.engine.odds import Odds
 from app.engine.rulesets.jdr.bodies import JdrActionCreate, JdrInitiativeCreate
 from app.engine.rulesets.jdr.core import (
     JdrSystem,
@@ -241,6 +242,13 @@ def initiative_outcome(result: JdrInitiativeResult) -> Outcome:
     return Outcome("event", "initiative_rolled")
 
 
+def initiative_odds(request: JdrInitiativeRequest, version: RulesVersion) -> Odds:
+    """Issue 21: each total's exact odds (jdr/odds.py, which builds on this module)."""
+    from app.engine.rulesets.jdr.odds import initiative_odds as exact
+
+    return exact(request, version)
+
+
 INITIATIVE: RollKind[JdrInitiativeCreate, JdrInitiativeRequest, JdrInitiativeResult] = RollKind(
     name=INITIATIVE_KIND,
     title="Initiative",
@@ -251,6 +259,7 @@ INITIATIVE: RollKind[JdrInitiativeCreate, JdrInitiativeRequest, JdrInitiativeRes
     resolve=resolve_initiative,
     summary=initiative_summary,
     outcome=initiative_outcome,
+    odds=initiative_odds,
     gm_only="call for initiative",
 )
 

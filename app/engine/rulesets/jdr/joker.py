@@ -23,6 +23,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource, Draw, ReplayDice
 from app.engine.errors import InvalidInput, refusal
+from app.engine.odds import Odds
 from app.engine.rulesets.jdr.action import (
     ACTION_NPC_VALUES,
     JdrActionRequest,
@@ -42,6 +43,7 @@ from app.engine.rulesets.jdr.action import (
     special_rule_used,
 )
 from app.engine.rulesets.jdr.bodies import JdrContextCreate, JdrJokerCreate
+from app.engine.rulesets.jdr.certain import certain_odds
 from app.engine.rulesets.jdr.combat import (
     JdrAttackRequest,
     JdrAttackResult,
@@ -177,6 +179,12 @@ CONTEXT: RollKind[JdrContextCreate, JdrContextRequest, JdrContextResult] = RollK
     resolve=resolve_context,
     summary=context_summary,
     outcome=context_outcome,
+    odds=certain_odds(
+        resolve_context,
+        context_outcome,
+        ("context_amended",),
+        "the GM amends the context (JDR-14)",
+    ),
     is_roll=False,
     gm_only="amend a roll's context",
     reaction=True,
@@ -515,6 +523,13 @@ def joker_outcome(result: JdrJokerResult) -> Outcome:
     return outcome(result.as_action())
 
 
+def joker_odds(request: JdrJokerRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds of the roll (jdr/odds.py, which builds on this module)."""
+    from app.engine.rulesets.jdr.odds import joker_odds as exact
+
+    return exact(request, version)
+
+
 JOKER: RollKind[JdrJokerCreate, JdrJokerRequest, JdrJokerResult] = RollKind(
     name="jdr.joker",
     npc_values=(
@@ -545,5 +560,6 @@ JOKER: RollKind[JdrJokerCreate, JdrJokerRequest, JdrJokerResult] = RollKind(
     resolve=resolve_joker,
     summary=joker_summary,
     outcome=joker_outcome,
+    odds=joker_odds,
     reaction=True,
 )

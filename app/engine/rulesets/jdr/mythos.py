@@ -25,8 +25,10 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, invalid, refusal
+from app.engine.odds import Odds
 from app.engine.rulesets.jdr.action import player_follow_up, talent_bonus
 from app.engine.rulesets.jdr.bodies import JdrMarkCreate, JdrMythosCreate
+from app.engine.rulesets.jdr.certain import certain_odds
 from app.engine.rulesets.jdr.core import (
     CTHULHU,
     Burden,
@@ -198,6 +200,13 @@ def settle_mythos(follow_ups: Sequence[Settling]) -> Settled | None:
     return final
 
 
+def mythos_odds(request: JdrMythosRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds of the roll (jdr/odds.py, which builds on this module)."""
+    from app.engine.rulesets.jdr.odds import mythos_odds as exact
+
+    return exact(request, version)
+
+
 MYTHOS_TEST: RollKind[JdrMythosCreate, JdrMythosRequest, JdrMythosResult] = RollKind(
     name="jdr.mythos",
     gm_decides=(("difficulty", "JDR-40"), ("direct_peril", "JDR-25")),
@@ -218,6 +227,7 @@ MYTHOS_TEST: RollKind[JdrMythosCreate, JdrMythosRequest, JdrMythosResult] = Roll
     resolve=resolve_mythos,
     summary=mythos_summary,
     outcome=mythos_outcome,
+    odds=mythos_odds,
     settle=settle_mythos,
     systems=CTHULHU_ONLY,
     wrong_system=wrong_setting("JDR-40", CTHULHU),
@@ -356,6 +366,12 @@ MARK: RollKind[JdrMarkCreate, JdrMarkRequest, JdrMarkResult] = RollKind(
     resolve=resolve_mark,
     summary=mark_summary,
     outcome=mark_outcome,
+    odds=certain_odds(
+        resolve_mark,
+        mark_outcome,
+        ("mark_worded",),
+        "the player words the mark (JDR-41)",
+    ),
     is_roll=False,
     systems=CTHULHU_ONLY,
     wrong_system=wrong_setting("JDR-41", CTHULHU),

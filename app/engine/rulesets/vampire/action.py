@@ -27,6 +27,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, RuleRefusal, invalid, not_permitted, refusal
+from app.engine.odds import Odds
 from app.engine.rulesets.vampire.health import cannot_act, incapacitated, wound_penalty
 from app.engine.rulesets.vampire.labels import (
     ABILITIES,
@@ -573,6 +574,13 @@ def summary(request: VampireActionRequest, result: VampireActionResult, language
     return f"{request.character.name} — {what}, {dice}: {tail} → {count}, {verdict}"
 
 
+def odds(request: VampireActionRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds of the roll (vampire/odds.py, which builds on this module)."""
+    from app.engine.rulesets.vampire.odds import action_odds
+
+    return action_odds(request, version)
+
+
 ACTION: RollKind[VampireActionCreate, VampireActionRequest, VampireActionResult] = RollKind(
     name="vampire.action",
     roller_decides=(("willpower", "VAM-21"),),
@@ -597,4 +605,5 @@ ACTION: RollKind[VampireActionCreate, VampireActionRequest, VampireActionResult]
     resolve=resolve,
     summary=summary,
     outcome=outcome,
+    odds=odds,
 )

@@ -30,6 +30,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import InvalidInput, RuleRefusal, refusal
+from app.engine.odds import Odds
 from app.engine.rulesets.vampire.labels import DAMAGE_TYPES, HEALTH_LEVELS
 from app.engine.rulesets.vampire.sheet import (
     HEALTH_LEVELS as TRACK,
@@ -290,6 +291,13 @@ def damage_outcome(result: VampireDamageResult) -> Outcome | None:
     return Outcome("health", result.level) if result.level else None
 
 
+def damage_odds(request: VampireDamageRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds of the level left (vampire/odds.py, built on this module)."""
+    from app.engine.rulesets.vampire.odds import damage_odds as exact
+
+    return exact(request, version)
+
+
 DAMAGE: RollKind[VampireDamageCreate, VampireDamageRequest, VampireDamageResult] = RollKind(
     name="vampire.damage",
     title="Damage and soak",
@@ -300,6 +308,7 @@ DAMAGE: RollKind[VampireDamageCreate, VampireDamageRequest, VampireDamageResult]
     resolve=resolve_damage,
     summary=damage_summary,
     outcome=damage_outcome,
+    odds=damage_odds,
     gm_decides=(("bonus", "VAM-5"), ("soak", "VAM-5")),
     npc_values=(
         ("/strength", "/attacker"),
