@@ -138,6 +138,11 @@ def test_version_1_notations_keep_their_meaning(notation):
     assert v1["total"] == v2["total"]
 
 
+def test_the_canonical_form_writes_numbers_plainly():
+    assert parse("02d006KH01 + 03").text() == "2d6kh1+3"
+    assert parse("d20!>05").text() == "1d20!>5"
+
+
 class _Any:
     """Hands back the given faces, each within the die asked for."""
 

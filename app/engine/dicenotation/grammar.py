@@ -198,7 +198,7 @@ class _Build(Transformer[Token, Node]):
         if match is None:  # the lexer's pattern and this one accept the same words
             raise invalid(self.notation, f"'{token}' is not an operation")
         name, kind, digits = match["name"], match["kind"], match["value"]
-        written = str(token)
+        written = name + kind + (str(int(digits)) if digits else "")  # 02 is written 2
         if name == "!":
             if not digits:
                 selector = Selector("=", max(group.faces))
