@@ -172,6 +172,7 @@ class _Any:
         ("1d6e>0", "never end"),
         ("4d6rrh1", "takes N, >N or <N"),
         ("4d6mi>2", "takes a number"),
+        ("1d6!>", "needs a number after '>'"),
         ("2d6 +", "unexpected the end"),
         ("2d6x", "unexpected 'x'"),
         ("", "empty"),

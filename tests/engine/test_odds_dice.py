@@ -9,6 +9,8 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.engine.dice import HmacDiceStream
 from app.engine.errors import InvalidInput
@@ -192,3 +194,33 @@ def test_sampling_the_real_stream_agrees_with_the_odds(notation):
         bins.append((last_mass + mass, last_count + count))
     statistic = sum((o - e) ** 2 / e for e, o in bins)
     assert _chi2_sf(statistic, len(bins) - 1) > 0.001
+
+
+_GROUP = st.builds(
+    lambda count, sides, ops, counting: f"{count}d{sides}{''.join(ops)}{counting}",
+    st.integers(1, 2),
+    st.sampled_from(["2", "3", "4", "F"]),
+    st.lists(st.sampled_from(["kh1", "kl1", "dh1", "dl1", "k>1", "p1", "mi2", "ma2"]), max_size=2),
+    st.sampled_from(["", "", ">2", "<1", "=2"]),
+)
+_EXPRESSION = st.builds(
+    lambda left, op, right: f"{left}{op}{right}",
+    _GROUP,
+    st.sampled_from(["+", "-", "*", "/", "+(1-", "*-"]),
+    st.one_of(_GROUP, st.integers(1, 3).map(str)),
+).map(lambda text: text + ")" if "(" in text else text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_EXPRESSION)
+def test_odds_of_random_small_notations_equal_the_brute_force_or_are_refused(notation):
+    try:
+        odds = odds_of(notation)
+    except InvalidInput as error:
+        assert "odds of" in str(error)
+        return
+    seen, cut = brute(notation, max_dice=8)
+    assert cut == 0
+    assert exact(odds, "total") == {v: p for v, p in seen["total"].items() if p}
+    if seen["successes"]:
+        assert exact(odds, "successes") == {v: p for v, p in seen["successes"].items() if p}

@@ -200,6 +200,8 @@ class _Build(Transformer[Token, Node]):
         name, kind, digits = match["name"], match["kind"], match["value"]
         written = name + kind + (str(int(digits)) if digits else "")  # 02 is written 2
         if name == "!":
+            if kind and not digits:
+                raise invalid(self.notation, f"'{token}' needs a number after '{kind}'")
             if not digits:
                 selector = Selector("=", max(group.faces))
             else:
