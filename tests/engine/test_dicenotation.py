@@ -173,6 +173,11 @@ class _Any:
         ("4d6rrh1", "takes N, >N or <N"),
         ("4d6mi>2", "takes a number"),
         ("1d6!>", "needs a number after '>'"),
+        ("1d6/(1d2-1)", "'(1d2-1)' can come to 0, and it divides"),
+        ("1d6/0", "'0' can come to 0"),
+        ("1d6/4d6k>3", "can come to 0"),
+        ("1d6/5d10>6", "can come to 0"),
+        ("10000*10000*10000*10000", "could pass ±2^53"),
         ("2d6 +", "unexpected the end"),
         ("2d6x", "unexpected 'x'"),
         ("", "empty"),
@@ -186,25 +191,29 @@ def test_a_notation_past_a_cap_or_unreadable_says_what(notation, fragment):
     assert fragment in str(error.value)
 
 
-def test_explosions_past_100_dice_in_all_are_refused_saying_so():
-    with pytest.raises(InvalidInput, match="more than 100 dice in all"):
-        roll("90d6!", 6, *([6] * 101))
+def test_explosions_stop_at_100_dice_in_all_and_the_group_says_so():
+    # Nothing is refused once dice are drawn: a refusal would show them unpaid.
+    result = roll("90d6!", 6, *([6] * 100))
+    (group,) = result["groups"]
+    assert len(group["rolls"]) == 100 and result["total"] == 600
+    assert group["stopped"] == ["!: no more than 100 dice in all"]
 
 
-def test_a_die_exploding_20_times_is_refused():
-    with pytest.raises(InvalidInput, match="exploded 20 times"):
-        roll("1d6!", 6, *([6] * 21))
+def test_a_die_explodes_at_most_20_times():
+    result = roll("1d6!", 6, *([6] * 21))
+    assert result["total"] == 126 and len(result["groups"][0]["rolls"]) == 21
+    assert result["groups"][0]["stopped"] == ["!: a die explodes at most 20 times"]
+    assert [d.get("exploded", False) for d in result["groups"][0]["rolls"]] == [True] * 20 + [False]
 
 
-def test_a_die_rerolled_20_times_is_refused():
-    with pytest.raises(InvalidInput, match="rerolled 20 times"):
-        roll("1d6rr1", 6, *([1] * 21))
+def test_a_die_rerolls_at_most_20_times_and_keeps_the_last():
+    result = roll("1d6rr1", 6, *([1] * 21))
+    assert result["total"] == 1 and len(result["groups"][0]["rolls"]) == 21
+    assert result["groups"][0]["stopped"] == ["rr1: a die rerolls at most 20 times"]
 
 
-def test_dividing_by_zero_is_refused():
-    with pytest.raises(InvalidInput, match="came to 0 and divides"):
-        dice = ReplayDice([{"sides": 6, "face": 4}, {"sides": 2, "face": 1}])
-        resolve("dice", {"notation": "1d6/(1d2-1)"}, dice, rules=V2)
+def test_a_group_that_no_cap_stopped_says_nothing_of_caps():
+    assert "stopped" not in roll("1d6!", 6, 6, 2)["groups"][0]
 
 
 def test_the_real_stream_draws_every_die_and_replays_them():

@@ -6,6 +6,11 @@ the earlier die), `rr` rerolls a die while it matches, `ro` once, `ra` adds one 
 match, `e` (`!`) adds a die for each match, new dice included, `mi`/`ma` raise or lower
 values. A success count replaces the group's sum by the number of counted dice that meet it.
 `/` is floor division, so every total is an integer.
+
+Nothing is refused once a die is drawn (`grammar.parse` refuses what can be known before:
+a divisor that can be 0, a value past ±2^53): the caps on what dice add stop it instead, and
+the group says so (`stopped`). A die rerolls at most MAX_REROLLS times (it keeps the last),
+explodes at most MAX_EXPLOSIONS times, and once MAX_DICE dice are drawn nothing adds more.
 """
 
 from __future__ import annotations
@@ -14,12 +19,11 @@ from dataclasses import dataclass
 
 from app.engine.dice import DiceSource
 from app.engine.dicenotation.ast import Binary, Dice, Neg, Node, Notation, Number, Op, Paren
-from app.engine.dicenotation.grammar import MAX_DICE, invalid
+from app.engine.dicenotation.bounds import MAX_DICE
 from app.engine.dicenotation.results import DiceGroupRoll, RolledDie
 
 MAX_REROLLS = 20  # rr on one die
 MAX_EXPLOSIONS = 20  # e or ! from one die
-MAX_TOTAL = 2**53  # any value on the way: integers JSON carries exactly
 
 
 @dataclass
@@ -54,14 +58,21 @@ class _Roller:
         self.dice = dice
         self.drawn = 0
         self.groups: list[DiceGroupRoll] = []
+        self.stopped: list[str] = []  # the caps that stopped the current group
+
+    def can_add(self, op: Op) -> bool:
+        """Whether a die may still be added (MAX_DICE in all); noted when it may not."""
+        if self.drawn < MAX_DICE:
+            return True
+        self.stop(f"{op.written}: no more than {MAX_DICE} dice in all")
+        return False
+
+    def stop(self, why: str) -> None:
+        if why not in self.stopped:
+            self.stopped.append(why)
 
     def draw(self, group: Dice) -> _Die:
         self.drawn += 1
-        if self.drawn > MAX_DICE:
-            raise invalid(
-                self.written,
-                f"it needs more than {MAX_DICE} dice in all, explosions and rerolls included",
-            )
         face = self.dice.roll(group.sides) - 2 if group.fudge else self.dice.roll(group.sides)
         return _Die(face, face)
 
@@ -74,37 +85,25 @@ class _Roller:
             return -self.value(node.operand)
         if isinstance(node, Paren):
             return self.value(node.inner)
-        left, right = self.value(node.left), self.value(node.right)
-        return self.bounded(_apply(node, left, right, self.written))
-
-    def bounded(self, value: int) -> int:
-        if abs(value) > MAX_TOTAL:
-            raise invalid(self.written, f"a value passes ±2^53 ({MAX_TOTAL})")
-        return value
+        return _apply(node, self.value(node.left), self.value(node.right))
 
     def group(self, group: Dice) -> int:
+        self.stopped = []
         dice = [self.draw(group) for _ in range(group.count)]
         for op in group.ops:
             self.operate(op, group, dice)
         counted = [die for die in dice if die.counts]
+        shown: dict[str, object] = {"stopped": list(self.stopped)} if self.stopped else {}
         if group.counting is None:
             value = sum(die.value for die in counted)
-            self.groups.append(
-                DiceGroupRoll(dice=group.text(), rolls=[d.shown() for d in dice], value=value)
-            )
-            return value
-        for die in counted:
-            die.success = group.counting.matches(die.value)
-        successes = sum(die.success for die in counted)
-        self.groups.append(
-            DiceGroupRoll(
-                dice=group.text(),
-                rolls=[d.shown() for d in dice],
-                value=successes,
-                successes=successes,
-            )
-        )
-        return successes
+        else:
+            for die in counted:
+                die.success = group.counting.matches(die.value)
+            value = sum(die.success for die in counted)
+            shown["successes"] = value
+        rolls = [d.shown() for d in dice]
+        self.groups.append(DiceGroupRoll(dice=group.text(), rolls=rolls, value=value, **shown))
+        return value
 
     def operate(self, op: Op, group: Dice, dice: list[_Die]) -> None:
         alive = [die for die in dice if die.counts]
@@ -120,18 +119,18 @@ class _Roller:
                 current, times = die, 0
                 while op.selector.matches(current.value):
                     if times == (MAX_REROLLS if op.name == "rr" else 1):
-                        if op.name == "ro":
-                            break
-                        raise invalid(
-                            self.written, f"a die was rerolled {MAX_REROLLS} times ({op.written})"
-                        )
+                        if op.name == "rr":
+                            self.stop(f"{op.written}: a die rerolls at most {MAX_REROLLS} times")
+                        break
+                    if not self.can_add(op):
+                        break
                     current.rerolled = True
                     current = self.draw(group)
                     dice.append(current)
                     times += 1
         elif op.name == "ra":
             for die in alive:
-                if op.selector.matches(die.value):
+                if op.selector.matches(die.value) and self.can_add(op):
                     die.exploded = True
                     dice.append(self.draw(group))
         elif op.name == "e":
@@ -148,7 +147,10 @@ class _Roller:
             if not op.selector.matches(die.value):
                 continue
             if die.depth == MAX_EXPLOSIONS:
-                raise invalid(self.written, f"a die exploded {MAX_EXPLOSIONS} times ({op.written})")
+                self.stop(f"{op.written}: a die explodes at most {MAX_EXPLOSIONS} times")
+                continue
+            if not self.can_add(op):
+                return
             die.exploded = True
             added = self.draw(group)
             added.depth = die.depth + 1
@@ -168,20 +170,17 @@ def _select(op: Op, alive: list[_Die]) -> set[int]:
     return {id(die) for die in alive if selector.matches(die.value)}
 
 
-def _apply(node: Binary, left: int, right: int, written: str) -> int:
+def _apply(node: Binary, left: int, right: int) -> int:
     if node.op == "+":
         return left + right
     if node.op == "-":
         return left - right
     if node.op == "*":
         return left * right
-    if right == 0:
-        raise invalid(written, f"'{node.right.text()}' came to 0 and divides")
-    return left // right
+    return left // right  # never by 0: grammar.parse refuses a divisor that can be 0
 
 
 def evaluate(notation: Notation, written: str, dice: DiceSource) -> tuple[int, list[DiceGroupRoll]]:
-    """The total and the rolled groups, left to right; InvalidInput past a cap."""
+    """The total and the rolled groups, left to right."""
     roller = _Roller(notation, written, dice)
-    total = roller.bounded(roller.value(notation.expr))
-    return total, roller.groups
+    return roller.value(notation.expr), roller.groups

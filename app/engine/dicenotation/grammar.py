@@ -28,10 +28,10 @@ from app.engine.dicenotation.ast import (
     Selector,
     groups,
 )
+from app.engine.dicenotation.bounds import MAX_DICE, MAX_TOTAL, interval
 from app.engine.errors import InvalidInput
 
 MAX_LENGTH = 100  # characters, spaces and comment included
-MAX_DICE = 100  # dice rolled in all: a notation's own, explosions and rerolls
 MAX_SIDES = 1000
 MAX_NUMBER = 10_000  # any number written: a constant, a selector, a count
 MAX_NESTING = 10  # parentheses inside parentheses
@@ -127,6 +127,12 @@ def _parse(notation: str) -> Notation:
     total = sum(group.count for group in groups(expr))
     if total > MAX_DICE:
         raise invalid(notation, f"{total} dice asked, at most {MAX_DICE} per roll")
+    try:
+        low, high = interval(expr)
+    except ValueError as divisor:
+        raise invalid(notation, f"'{divisor}' can come to 0, and it divides") from None
+    if max(-low, high) > MAX_TOTAL:
+        raise invalid(notation, f"its value could pass ±2^53 ({MAX_TOTAL})")
     return Notation(expr, label or None)
 
 

@@ -35,3 +35,6 @@ class DiceGroupRoll(Model):
     rolls: list[RolledDie]
     value: int = Field(description="the sum of its counted dice, or its successes")
     successes: int | None = Field(default=None, description="when it counts successes")
+    stopped: list[str] | None = Field(
+        default=None, description="the caps that stopped its rerolls or explosions, if any"
+    )

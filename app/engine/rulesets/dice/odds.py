@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from app.engine.contract import RulesVersion
 from app.engine.dicenotation import grammar
-from app.engine.dicenotation.ast import groups
+from app.engine.dicenotation.ast import Dice, groups
+from app.engine.dicenotation.bounds import MAX_DICE
 from app.engine.dicenotation.evaluate import MAX_EXPLOSIONS, MAX_REROLLS
 from app.engine.dicenotation.odds import notation_odds
 from app.engine.errors import InvalidInput
@@ -20,10 +21,20 @@ if TYPE_CHECKING:
 
 NOTATION_V2 = 2
 CAPS_NOTE = (
-    f"A roll whose dice need more than {grammar.MAX_DICE} draws in all, a die rerolled "
-    f"{MAX_REROLLS} times by rr or exploding {MAX_EXPLOSIONS} times is refused, not rolled; "
-    "these odds count such a chain as stopping at its cap"
+    f"Once {MAX_DICE} dice are drawn, rerolls and explosions stop; these odds leave that cap "
+    f"out (they do count a die rerolling at most {MAX_REROLLS} times and exploding at most "
+    f"{MAX_EXPLOSIONS} times)"
 )
+_ADDS = {"rr": MAX_REROLLS, "ro": 1, "ra": 1, "e": MAX_EXPLOSIONS}
+
+
+def most_dice(group: Dice) -> int:
+    """The most dice a group can draw, its rerolls and explosions included."""
+    drawn = alive = group.count
+    for op in group.ops:
+        drawn += alive * _ADDS.get(op.name, 0)  # a reroll replaces; ra and e add
+        alive *= 1 + (_ADDS[op.name] if op.name in ("ra", "e") else 0)
+    return drawn
 
 
 def dice_odds(request: DiceRequest, version: RulesVersion) -> Odds:
@@ -39,8 +50,6 @@ def _odds(notation: str) -> Odds:
     distributions = [distribution("total", total.fractions())]
     if successes is not None:
         distributions.append(distribution("successes", successes.fractions()))
-    adds_dice = any(
-        op.name in ("rr", "ro", "ra", "e") for group in groups(parsed.expr) for op in group.ops
-    )
-    notes = [CAPS_NOTE] if adds_dice else []
+    # Exact unless the dice could reach the cap on dice in all.
+    notes = [CAPS_NOTE] if sum(most_dice(g) for g in groups(parsed.expr)) > MAX_DICE else []
     return Odds(outcomes=[], distributions=distributions, notes=notes)
