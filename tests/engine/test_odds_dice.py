@@ -161,7 +161,9 @@ def test_mean_and_deviation_of_100d6():
         ("4d6kh3k>2", "follows an explosion or a keep by rank"),
         ("4d6kh3>4", "keeps by rank before a success count"),
         ("4d6p1kh2", "after a keep or drop by value"),
-        ("(10d6*10d6)*(20d100)", "more than 1000000 pairs"),
+        ("(10d6*10d6)*(20d100)", "more than 200000 pairs"),
+        ("100d100", "more than 2000000 bits"),
+        ("1d1000!", "more than 200000 pairs"),
         ("50d6*50d6", "spans more than 20000 values"),
     ],
 )

@@ -21,7 +21,8 @@ from app.engine.dicenotation.evaluate import MAX_EXPLOSIONS, MAX_REROLLS
 from app.engine.errors import InvalidInput
 
 MAX_VALUES = 20_000  # values a distribution may span
-MAX_PAIRS = 1_000_000  # value pairs combined by * or /
+MAX_PAIRS = 200_000  # value pairs combined by + - * / (or by a die and what it adds)
+MAX_BITS = 2_000_000  # the size of a group's exact weights, summed over its values
 MAX_RANKED = 2_000  # dice × faces of a group kept by rank (icepool's pool)
 DROPPED = -(10**9)  # a die a value selector dropped: it adds nothing and counts no success
 
@@ -55,6 +56,8 @@ def _power(dist: Dist, n: int, written: str) -> Dist:
     if n * (high - low) + 1 > MAX_VALUES:
         raise refuse(written, f"its total spans more than {MAX_VALUES} values")
     bits = (n * dist.denominator.bit_length()) + 8
+    if bits * (n * (high - low) + 1) > MAX_BITS:
+        raise refuse(written, f"its exact weights would take more than {MAX_BITS} bits")
     slot = (bits + 7) // 8
     packed = sum(w << (8 * slot * (v - low)) for v, w in dist.weights.items())
     raised = (packed**n).to_bytes(slot * (n * (high - low) + 1), "little")
@@ -155,6 +158,8 @@ class _Group:
         return self._extend(_from_die(die), tail, op)
 
     def _extend(self, head: Dist, tail: Dist, op: Op) -> Dist:
+        if len(head.weights) * len(tail.weights) > MAX_PAIRS:
+            raise self.refuse(op, f"would combine more than {MAX_PAIRS} pairs of values")
         weights: dict[int, int] = defaultdict(int)
         for v, w in head.weights.items():
             own = self._contribution(v)
