@@ -52,9 +52,7 @@ class _Die:
 
 
 class _Roller:
-    def __init__(self, notation: Notation, written: str, dice: DiceSource) -> None:
-        self.notation = notation
-        self.written = written
+    def __init__(self, dice: DiceSource) -> None:
         self.dice = dice
         self.drawn = 0
         self.groups: list[DiceGroupRoll] = []
@@ -180,7 +178,7 @@ def _apply(node: Binary, left: int, right: int) -> int:
     return left // right  # never by 0: grammar.parse refuses a divisor that can be 0
 
 
-def evaluate(notation: Notation, written: str, dice: DiceSource) -> tuple[int, list[DiceGroupRoll]]:
+def evaluate(notation: Notation, dice: DiceSource) -> tuple[int, list[DiceGroupRoll]]:
     """The total and the rolled groups, left to right."""
-    roller = _Roller(notation, written, dice)
+    roller = _Roller(dice)
     return roller.value(notation.expr), roller.groups

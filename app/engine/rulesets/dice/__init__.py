@@ -109,7 +109,7 @@ def resolve(
         old = evaluate_v1(parse_v1(request.notation), dice)
         return Resolution(DiceResult(notation=old.notation, terms=old.terms, total=old.total))
     notation = grammar.parse(request.notation)
-    total, groups = evaluate(notation, request.notation, dice)
+    total, groups = evaluate(notation, dice)
     fields: dict[str, object] = {}
     counting = [group.successes for group in groups if group.successes is not None]
     if counting:
