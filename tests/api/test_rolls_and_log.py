@@ -29,13 +29,18 @@ def test_dice_roll_returns_its_audit_entry(client, gm, make_campaign):
     assert entry["kind"] == "dice" and entry["seq"] == 2 and entry["epoch"] == 1
     assert entry["request"] == {"notation": "3d6kh2+1"}
     assert [d["sides"] for d in entry["draws"]] == [6, 6, 6]  # FAIR-8: every die recorded
-    dice_term, constant = entry["result"]["terms"]
-    assert dice_term["dice"] == [d["face"] for d in entry["draws"]]
-    assert sum(dice_term["kept"]) == 2
-    kept = sorted(dice_term["dice"], reverse=True)[:2]
-    assert dice_term["value"] == sum(kept)
-    assert constant == {"term": "1", "sign": 1, "value": 1}
+    # Rules version 2 (issue 21): each dice group's dice in draw order, the d20 rendering.
+    assert entry["rules"] == "dice@2"
+    (group,) = entry["result"]["groups"]
+    faces = [d["face"] for d in entry["draws"]]
+    assert group["dice"] == "3d6kh2" and [d["face"] for d in group["rolls"]] == faces
+    dropped = [d.get("dropped", False) for d in group["rolls"]]
+    assert dropped.count(True) == 1
+    kept = sorted(faces, reverse=True)[:2]
+    assert group["value"] == sum(kept)
     assert entry["result"]["total"] == sum(kept) + 1
+    shown = ", ".join(f"~~{f}~~" if d else str(f) for f, d in zip(faces, dropped, strict=True))
+    assert entry["result"]["rendered"] == f"3d6kh2 ({shown}) + 1 = {sum(kept) + 1}"
     assert entry["actor_id"] == gm.id and entry["visibility"] == "public"
     assert entry["follows"] is None and len(entry["hash"]) == 64
 
@@ -46,9 +51,11 @@ def test_dice_roll_returns_its_audit_entry(client, gm, make_campaign):
         ("101d6", "at most 100"),
         ("60d6+41d4", "at most 100"),
         ("1d1001", "1..1000 sides"),
-        ("3d6kh4", "keep 1..3"),
-        ("2d6*3", "expected + or -"),
-        ("d20", "expected a term"),
+        ("0d6", "at least one die"),
+        ("1d6rr<7", "never end"),
+        ("2d6**3", "unexpected '*'"),
+        ("d", "unexpected the end"),
+        ("(" * 11 + "1" + ")" * 11, "nest deeper than 10"),
     ],
 )
 def test_bad_notation_is_422_and_logs_nothing(client, gm, make_campaign, notation, fragment):

@@ -1,8 +1,13 @@
-"""Generic dice (`dice`): any notation, in any campaign, for tables the rules do not cover."""
+"""Generic dice (`dice`): any notation, in any campaign, for tables the rules do not cover.
+
+Rules version 2 (issue 21) reads dice notation as dice-bot users write it (`app.engine.
+dicenotation`: d20, 4d6dl1, 3d6!, 5d10>6, 4dF, 1d%, * / and parentheses, a `# comment`) and
+shows the roll as the d20 library does. Entries made under version 1 replay under version 1's
+notation (`app.engine.notation`) and keep its result exactly."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -19,7 +24,18 @@ from app.engine.contract import (
     Table,
 )
 from app.engine.dice import DiceSource
-from app.engine.notation import DiceResult, evaluate, parse
+from app.engine.dicenotation import grammar
+from app.engine.dicenotation.evaluate import evaluate
+from app.engine.dicenotation.render import render
+from app.engine.dicenotation.results import DiceGroupRoll
+from app.engine.notation import DiceTermResult
+from app.engine.notation import evaluate as evaluate_v1
+from app.engine.notation import parse as parse_v1
+from app.engine.rulesets.dice.odds import dice_odds
+from app.engine.rulesets.dice.words import Label
+
+# From this rules version on, the notation is issue 21's (dicenotation); before, NdS terms.
+NOTATION_V2: Final = 2  # the same in odds.py
 
 
 class DiceRollCreate(RollBody):
@@ -29,21 +45,54 @@ class DiceRollCreate(RollBody):
     notation: str = Field(
         min_length=1,
         max_length=100,
-        description="terms joined by + or -: NdS, NdSkhK, NdSklK or an integer; "
-        "≤ 100 dice, S ≤ 1000",
-        examples=["3d6kh2+1"],
+        description="dice notation as dice bots read it: NdS, dS, d%, NdF; keep/drop "
+        "(kh, kl, dh, dl, k, p), rerolls (rr, ro, ra), explosions (!, !>N, e), mi/ma, "
+        "success counts (>N, <N, =N); + - * / (floor) and parentheses; '# comment' labels "
+        "the roll. ≤ 100 dice in all, S ≤ 1000",
+        examples=["4d6dl1", "1d20+5 # attack", "5d10>6"],
+    )
+    label: Label | None = Field(
+        default=None, description="what the roll is for; a '# comment' in the notation too"
     )
 
 
 class DiceRequest(Model):
     notation: str = Field(description="the notation as the roller wrote it")
+    label: Label | None = Field(
+        default=None, description="the label the roller gave (rules version 2); absent if none"
+    )
+
+
+class DiceResult(Model):
+    """A generic roll. Version 1 stored `terms`; version 2 stores `groups` and `rendered`."""
+
+    notation: str = Field(description="the notation in canonical form")
+    terms: list[DiceTermResult] | None = Field(
+        default=None, description="rules version 1: each term as rolled"
+    )
+    total: int = Field(description="the total; `/` divides rounding down")
+    groups: list[DiceGroupRoll] | None = Field(
+        default=None, description="rules version 2: each dice group, left to right"
+    )
+    successes: int | None = Field(
+        default=None, description="the successes of every group that counts them"
+    )
+    label: str | None = Field(default=None, description="the label field, or the # comment")
+    rendered: str | None = Field(
+        default=None, description="as the d20 library writes it: 4d6dl1 (5, 3, 6, ~~1~~) = 14"
+    )
 
 
 def prepare(body: DiceRollCreate, table: Table) -> Prepared[DiceRequest]:
     character_id = None
     if body.character_id is not None:
         character_id = table.acting(body.character_id, _Someone).id
-    request = DiceRequest(notation=body.notation)
+    grammar.parse(body.notation)  # a notation past a cap is refused before anything is drawn
+    request = (
+        DiceRequest(notation=body.notation)
+        if body.label is None
+        else DiceRequest(notation=body.notation, label=body.label)
+    )
     return Prepared(request, character_id=character_id, visibility=body.visibility)
 
 
@@ -56,13 +105,35 @@ class _Someone(Snapshot):
 def resolve(
     request: DiceRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[DiceResult]:
-    return Resolution(evaluate(parse(request.notation), dice))
+    if version < NOTATION_V2:
+        old = evaluate_v1(parse_v1(request.notation), dice)
+        return Resolution(DiceResult(notation=old.notation, terms=old.terms, total=old.total))
+    notation = grammar.parse(request.notation)
+    total, groups = evaluate(notation, dice)
+    fields: dict[str, object] = {}
+    counting = [group.successes for group in groups if group.successes is not None]
+    if counting:
+        fields["successes"] = sum(counting)
+    label = request.label or notation.comment
+    if label:
+        fields["label"] = label
+    result = DiceResult(
+        notation=notation.text(),
+        total=total,
+        groups=groups,
+        rendered=render(notation.expr, groups, total),
+        **fields,
+    )
+    return Resolution(result)
 
 
 def summary(request: DiceRequest, result: DiceResult, language: Language) -> str:
-    """`3d6kh2+1: 6 4 (2) +1 → 11`: dropped dice in parentheses."""
+    """Version 2: the d20 rendering, after the label. Version 1: `3d6kh2+1: 6 4 (2) +1 → 11`."""
+    colon = " :" if language == "fr" else ":"
+    if result.rendered is not None:
+        return f"{result.label}{colon} {result.rendered}" if result.label else result.rendered
     parts = []
-    for term in result.terms:
+    for term in result.terms or []:
         sign = "-" if term.sign < 0 else "+"
         if term.dice is None:
             parts.append(f"{sign}{term.value}")
@@ -70,7 +141,6 @@ def summary(request: DiceRequest, result: DiceResult, language: Language) -> str
         kept = term.kept or [True] * len(term.dice)
         faces = " ".join(str(f) if k else f"({f})" for f, k in zip(term.dice, kept, strict=True))
         parts.append(f"{'-' if term.sign < 0 else ''}{faces}" if not parts else f"{sign} {faces}")
-    colon = " :" if language == "fr" else ":"
     return f"{result.notation}{colon} {' '.join(parts)} → {result.total}"
 
 
@@ -83,12 +153,13 @@ DICE = RollKind(
     prepare=prepare,
     resolve=resolve,
     summary=summary,
+    odds=dice_odds,
 )
 
 RULESET = Ruleset(
     id="dice",
     name="Generic dice",
-    version=1,
+    version=2,
     systems=(),
     kinds=(DICE,),
     labels={},

@@ -1,0 +1,184 @@
+"""Roll a parsed notation: every die from the campaign's dice source, in order, left to right.
+
+Operations apply in the order written to the dice still counting (neither dropped nor
+rerolled), as in the d20 library: `k`/`p` keep or drop what their selector picks (ties go to
+the earlier die), `rr` rerolls a die while it matches, `ro` once, `ra` adds one die for each
+match, `e` (`!`) adds a die for each match, new dice included, `mi`/`ma` raise or lower
+values. A success count replaces the group's sum by the number of counted dice that meet it.
+`/` is floor division, so every total is an integer.
+
+Nothing is refused once a die is drawn (`grammar.parse` refuses what can be known before:
+a divisor that can be 0, a value past ±2^53): the caps on what dice add stop it instead, and
+the group says so (`stopped`). A die rerolls at most MAX_REROLLS times (it keeps the last),
+explodes at most MAX_EXPLOSIONS times, and once MAX_DICE dice are drawn nothing adds more.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.engine.dice import DiceSource
+from app.engine.dicenotation.ast import Binary, Dice, Neg, Node, Notation, Number, Op, Paren
+from app.engine.dicenotation.bounds import MAX_DICE
+from app.engine.dicenotation.results import DiceGroupRoll, RolledDie
+
+MAX_REROLLS = 20  # rr on one die
+MAX_EXPLOSIONS = 20  # e or ! from one die
+
+
+@dataclass
+class _Die:
+    face: int
+    value: int
+    depth: int = 0  # how many explosions led to it
+    dropped: bool = False
+    rerolled: bool = False
+    exploded: bool = False
+    success: bool = False
+
+    @property
+    def counts(self) -> bool:
+        return not (self.dropped or self.rerolled)
+
+    def shown(self) -> RolledDie:
+        flags = {
+            name: True
+            for name in ("dropped", "rerolled", "exploded", "success")
+            if getattr(self, name)
+        }
+        if self.value != self.face:
+            return RolledDie(face=self.face, value=self.value, **flags)
+        return RolledDie(face=self.face, **flags)
+
+
+class _Roller:
+    def __init__(self, dice: DiceSource) -> None:
+        self.dice = dice
+        self.drawn = 0
+        self.groups: list[DiceGroupRoll] = []
+        self.stopped: list[str] = []  # the caps that stopped the current group
+
+    def can_add(self, op: Op) -> bool:
+        """Whether a die may still be added (MAX_DICE in all); noted when it may not."""
+        if self.drawn < MAX_DICE:
+            return True
+        self.stop(f"{op.written}: no more than {MAX_DICE} dice in all")
+        return False
+
+    def stop(self, why: str) -> None:
+        if why not in self.stopped:
+            self.stopped.append(why)
+
+    def draw(self, group: Dice) -> _Die:
+        self.drawn += 1
+        face = self.dice.roll(group.sides) - 2 if group.fudge else self.dice.roll(group.sides)
+        return _Die(face, face)
+
+    def value(self, node: Node) -> int:
+        if isinstance(node, Number):
+            return node.value
+        if isinstance(node, Dice):
+            return self.group(node)
+        if isinstance(node, Neg):
+            return -self.value(node.operand)
+        if isinstance(node, Paren):
+            return self.value(node.inner)
+        return _apply(node, self.value(node.left), self.value(node.right))
+
+    def group(self, group: Dice) -> int:
+        self.stopped = []
+        dice = [self.draw(group) for _ in range(group.count)]
+        for op in group.ops:
+            self.operate(op, group, dice)
+        counted = [die for die in dice if die.counts]
+        shown: dict[str, object] = {"stopped": list(self.stopped)} if self.stopped else {}
+        if group.counting is None:
+            value = sum(die.value for die in counted)
+        else:
+            for die in counted:
+                die.success = group.counting.matches(die.value)
+            value = sum(die.success for die in counted)
+            shown["successes"] = value
+        rolls = [d.shown() for d in dice]
+        self.groups.append(DiceGroupRoll(dice=group.text(), rolls=rolls, value=value, **shown))
+        return value
+
+    def operate(self, op: Op, group: Dice, dice: list[_Die]) -> None:
+        alive = [die for die in dice if die.counts]
+        picked = _select(op, alive)
+        if op.name == "k":
+            for die in alive:
+                die.dropped = die.dropped or id(die) not in picked
+        elif op.name == "p":
+            for die in alive:
+                die.dropped = die.dropped or id(die) in picked
+        elif op.name in ("rr", "ro"):
+            for die in alive:
+                current, times = die, 0
+                while op.selector.matches(current.value):
+                    if times == (MAX_REROLLS if op.name == "rr" else 1):
+                        if op.name == "rr":
+                            self.stop(f"{op.written}: a die rerolls at most {MAX_REROLLS} times")
+                        break
+                    if not self.can_add(op):
+                        break
+                    current.rerolled = True
+                    current = self.draw(group)
+                    dice.append(current)
+                    times += 1
+        elif op.name == "ra":
+            for die in alive:
+                if op.selector.matches(die.value) and self.can_add(op):
+                    die.exploded = True
+                    dice.append(self.draw(group))
+        elif op.name == "e":
+            self.explode(op, group, dice, alive)
+        else:  # mi, ma
+            for die in alive:
+                bound = op.selector.value
+                die.value = max(die.value, bound) if op.name == "mi" else min(die.value, bound)
+
+    def explode(self, op: Op, group: Dice, dice: list[_Die], alive: list[_Die]) -> None:
+        queue = list(alive)
+        while queue:
+            die = queue.pop(0)
+            if not op.selector.matches(die.value):
+                continue
+            if die.depth == MAX_EXPLOSIONS:
+                self.stop(f"{op.written}: a die explodes at most {MAX_EXPLOSIONS} times")
+                continue
+            if not self.can_add(op):
+                return
+            die.exploded = True
+            added = self.draw(group)
+            added.depth = die.depth + 1
+            dice.append(added)
+            queue.append(added)
+
+
+def _select(op: Op, alive: list[_Die]) -> set[int]:
+    """The ids of the dice an operation's selector picks: hN/lN rank, ties to the earlier."""
+    selector = op.selector
+    if selector.kind in ("h", "l"):
+        order = sorted(
+            range(len(alive)),
+            key=lambda i: (-alive[i].value, i) if selector.kind == "h" else (alive[i].value, i),
+        )
+        return {id(alive[i]) for i in order[: selector.value]}
+    return {id(die) for die in alive if selector.matches(die.value)}
+
+
+def _apply(node: Binary, left: int, right: int) -> int:
+    if node.op == "+":
+        return left + right
+    if node.op == "-":
+        return left - right
+    if node.op == "*":
+        return left * right
+    return left // right  # never by 0: grammar.parse refuses a divisor that can be 0
+
+
+def evaluate(notation: Notation, dice: DiceSource) -> tuple[int, list[DiceGroupRoll]]:
+    """The total and the rolled groups, left to right."""
+    roller = _Roller(dice)
+    return roller.value(notation.expr), roller.groups

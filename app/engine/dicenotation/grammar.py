@@ -1,0 +1,243 @@
+"""Parse a dice notation as dice-bot users write it (the d20 library's grammar, with Fudge
+dice, `!` explosions and success counts) into the tree of `ast.py`, with every cap checked.
+
+The grammar is our own, run by lark's LALR parser; spaces are ignored and letters may be
+upper or lower case, so `3D6 KH2` is `3d6kh2`. A `#` starts the comment (the roll's label).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, VisitError
+
+from app.engine.dicenotation.ast import (
+    Binary,
+    Count,
+    Dice,
+    Neg,
+    Node,
+    Notation,
+    Number,
+    Op,
+    OpName,
+    Paren,
+    Selector,
+    groups,
+)
+from app.engine.dicenotation.bounds import MAX_DICE, MAX_TOTAL, interval
+from app.engine.errors import InvalidInput
+
+MAX_LENGTH = 100  # characters, spaces and comment included
+MAX_SIDES = 1000
+MAX_NUMBER = 10_000  # any number written: a constant, a selector, a count
+MAX_NESTING = 10  # parentheses inside parentheses
+MAX_COMMENT = 100
+
+GRAMMAR = r"""
+?start: sum
+?sum: product
+    | sum "+" product -> add
+    | sum "-" product -> sub
+?product: unary
+    | product "*" unary -> mul
+    | product "/" unary -> div
+?unary: atom
+    | "-" unary -> neg
+    | "+" unary
+?atom: INT -> number
+    | dice
+    | "(" sum ")" -> paren
+dice: [INT] "d" SIZE OP* COUNT?
+SIZE: /[0-9]+|%|f/
+OP: /(kh|kl|dh|dl)[0-9]+|(k|p|rr|ro|ra|e|mi|ma)[hl<>]?[0-9]+|![<>]?[0-9]*/
+COUNT: /[<>=][0-9]+/
+INT: /[0-9]+/
+"""
+
+_PARSER = Lark(GRAMMAR, parser="lalr", lexer="contextual", maybe_placeholders=True)
+_OP = re.compile(r"(?P<name>kh|kl|dh|dl|k|p|rr|ro|ra|e|mi|ma|!)(?P<kind>[hl<>]?)(?P<value>[0-9]*)")
+_SHORTHANDS: dict[str, tuple[OpName, str]] = {
+    "kh": ("k", "h"),
+    "kl": ("k", "l"),
+    "dh": ("p", "h"),
+    "dl": ("p", "l"),
+}
+_NAMES = {
+    "k": "keep (k)",
+    "p": "drop (p)",
+    "rr": "reroll (rr)",
+    "ro": "reroll once (ro)",
+    "ra": "reroll and add (ra)",
+    "e": "explode (e, !)",
+    "mi": "minimum (mi)",
+    "ma": "maximum (ma)",
+}
+HELP = (
+    "Write dice as NdS, dS, d% or NdF with k/p/kh/kl/dh/dl, rr/ro/ra, e or !, mi/ma and a "
+    "success count >N, <N or =N; numbers; + - * / and parentheses; then # and a comment "
+    "(e.g. 4d6kh3+2, 5d10>6, 1d20+5 # attack)"
+)
+
+
+def invalid(notation: str, reason: str) -> InvalidInput:
+    return InvalidInput(
+        f"invalid dice notation '{notation}': {reason}. {HELP}",
+        errors=[{"loc": ["body", "notation"], "msg": reason, "type": "dice_notation"}],
+    )
+
+
+def parse(notation: str) -> Notation:
+    """The notation's tree, or InvalidInput saying what is wrong or what is too much."""
+    return _parse(notation)
+
+
+@lru_cache(maxsize=1024)
+def _parse(notation: str) -> Notation:
+    if len(notation) > MAX_LENGTH:
+        raise invalid(notation, f"it is longer than {MAX_LENGTH} characters")
+    expression, hash_, comment = notation.partition("#")
+    label = comment.strip() if hash_ else None
+    if label is not None and any(ord(c) < 32 or ord(c) == 127 for c in label):
+        raise invalid(notation, "the comment holds a control character")
+    text = "".join(expression.split()).lower()
+    if not text:
+        raise invalid(notation, "it is empty")
+    _check_nesting(notation, text)
+    try:
+        tree = _PARSER.parse(text)
+        expr: Node = _Build(notation).transform(tree)
+    except VisitError as error:
+        if isinstance(error.orig_exc, InvalidInput):
+            raise error.orig_exc from None
+        raise invalid(notation, "it cannot be read") from None
+    except UnexpectedCharacters as error:
+        position = error.pos_in_stream or 0
+        found = repr(text[position]) if position < len(text) else "the end"
+        raise invalid(notation, f"unexpected {found} at position {position + 1}") from None
+    except UnexpectedInput as error:
+        token = getattr(error, "token", None)
+        found = f"'{token}'" if isinstance(token, Token) and token.type != "$END" else "the end"
+        raise invalid(notation, f"unexpected {found}") from None
+    except LarkError:
+        raise invalid(notation, "it cannot be read") from None
+    total = sum(group.count for group in groups(expr))
+    if total > MAX_DICE:
+        raise invalid(notation, f"{total} dice asked, at most {MAX_DICE} per roll")
+    try:
+        low, high = interval(expr)
+    except ValueError as divisor:
+        raise invalid(notation, f"'{divisor}' can come to 0, and it divides") from None
+    if max(-low, high) > MAX_TOTAL:
+        raise invalid(notation, f"its value could pass ±2^53 ({MAX_TOTAL})")
+    return Notation(expr, label or None)
+
+
+def _check_nesting(notation: str, text: str) -> None:
+    depth = 0
+    for char in text:
+        depth += 1 if char == "(" else -1 if char == ")" else 0
+        if depth > MAX_NESTING:
+            raise invalid(notation, f"parentheses nest deeper than {MAX_NESTING}")
+
+
+class _Build(Transformer[Token, Node]):
+    def __init__(self, notation: str) -> None:
+        super().__init__()
+        self.notation = notation
+
+    def _number(self, digits: str, what: str) -> int:
+        value = int(digits)
+        if value > MAX_NUMBER:
+            raise invalid(self.notation, f"{what} {value} is above {MAX_NUMBER}")
+        return value
+
+    def number(self, children: list[Token]) -> Node:
+        return Number(self._number(children[0], "number"))
+
+    def add(self, children: list[Node]) -> Node:
+        return Binary("+", children[0], children[1])
+
+    def sub(self, children: list[Node]) -> Node:
+        return Binary("-", children[0], children[1])
+
+    def mul(self, children: list[Node]) -> Node:
+        return Binary("*", children[0], children[1])
+
+    def div(self, children: list[Node]) -> Node:
+        return Binary("/", children[0], children[1])
+
+    def neg(self, children: list[Node]) -> Node:
+        return Neg(children[0])
+
+    def paren(self, children: list[Node]) -> Node:
+        return Paren(children[0])
+
+    def dice(self, children: list[Any]) -> Node:
+        count_token, size, *rest = children
+        count = 1 if count_token is None else int(count_token)
+        if count < 1:
+            raise invalid(self.notation, "a dice group rolls at least one die")
+        if count > MAX_DICE:
+            raise invalid(self.notation, f"{count} dice asked, at most {MAX_DICE} per roll")
+        fudge, percent = size == "f", size == "%"
+        sides = 3 if fudge else 100 if percent else int(size)
+        if not 1 <= sides <= MAX_SIDES:
+            raise invalid(self.notation, f"d{int(size)}: dice have 1..{MAX_SIDES} sides")
+        counting = None
+        if rest and rest[-1] is not None and rest[-1].type == "COUNT":
+            counting = self._count(rest.pop())
+        rest = [token for token in rest if token is not None]
+        group = Dice(count, sides, fudge, percent, (), counting)
+        ops = tuple(self._op(token, group) for token in rest)
+        return Dice(count, sides, fudge, percent, ops, counting)
+
+    def _count(self, token: Token) -> Count:
+        value = self._number(token[1:], "success count")
+        return Count(">=" if token[0] == ">" else "<=" if token[0] == "<" else "=", value)
+
+    def _op(self, token: Token, group: Dice) -> Op:
+        match = _OP.fullmatch(token)
+        if match is None:  # the lexer's pattern and this one accept the same words
+            raise invalid(self.notation, f"'{token}' is not an operation")
+        name, kind, digits = match["name"], match["kind"], match["value"]
+        written = name + kind + (str(int(digits)) if digits else "")  # 02 is written 2
+        if name == "!":
+            if kind and not digits:
+                raise invalid(self.notation, f"'{token}' needs a number after '{kind}'")
+            if not digits:
+                selector = Selector("=", max(group.faces))
+            else:
+                value = self._number(digits, "explosion threshold")
+                # Roll20's `!>N` and `!<N` include N.
+                selector = (
+                    Selector(">", value - 1)
+                    if kind == ">"
+                    else Selector("<", value + 1)
+                    if kind == "<"
+                    else Selector("=", value)
+                )
+            return self._checked(Op("e", selector, written), group)
+        op_name, kind = _SHORTHANDS.get(name, (name, kind))
+        value = self._number(digits, "selector")
+        selector = Selector(kind or "=", value)  # type: ignore[arg-type]
+        return self._checked(Op(op_name, selector, written), group)  # type: ignore[arg-type]
+
+    def _checked(self, op: Op, group: Dice) -> Op:
+        ranked = op.selector.kind in ("h", "l")
+        if ranked and op.name not in ("k", "p"):
+            raise invalid(
+                self.notation,
+                f"'{op.written}': {_NAMES[op.name]} takes N, >N or <N, not hN or lN",
+            )
+        if op.name in ("mi", "ma") and op.selector.kind != "=":
+            raise invalid(self.notation, f"'{op.written}': {_NAMES[op.name]} takes a number")
+        if op.name in ("rr", "e") and all(op.selector.matches(f) for f in group.faces):
+            raise invalid(
+                self.notation,
+                f"'{op.written}' matches every face of d{group.sides}: it would never end",
+            )
+        return op

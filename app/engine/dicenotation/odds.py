@@ -1,0 +1,218 @@
+"""The exact distribution of a notation's total (and of its successes), before it is rolled.
+
+A distribution is integer weights over values with their denominator (`Dist`): dice groups
+are summed by polynomial powers carried in Python's big integers (Kronecker substitution),
+single dice go through icepool (rerolls, keep by rank), and groups combine by + - * /.
+What the odds cannot compute exactly in reasonable time is refused with InvalidInput: an
+operation order the evaluator allows but no closed form follows (an operation after an
+explosion, a second keep by rank), or a total spanning more than MAX_VALUES values.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from fractions import Fraction
+
+import icepool
+
+from app.engine.dicenotation.ast import Binary, Dice, Neg, Node, Notation, Number, Op, Paren
+from app.engine.dicenotation.evaluate import MAX_EXPLOSIONS, MAX_REROLLS
+from app.engine.errors import InvalidInput
+
+MAX_VALUES = 20_000  # values a distribution may span
+MAX_PAIRS = 200_000  # value pairs combined by + - * / (or by a die and what it adds)
+MAX_BITS = 2_000_000  # the size of a group's exact weights, summed over its values
+MAX_RANKED = 2_000  # dice × faces of a group kept by rank (icepool's pool)
+DROPPED = -(10**9)  # a die a value selector dropped: it adds nothing and counts no success
+
+
+@dataclass(frozen=True)
+class Dist:
+    """Integer weights by value over a common denominator."""
+
+    weights: dict[int, int]
+    denominator: int
+
+    @staticmethod
+    def constant(value: int) -> Dist:
+        return Dist({value: 1}, 1)
+
+    def fractions(self) -> dict[int, Fraction]:
+        return {v: Fraction(w, self.denominator) for v, w in self.weights.items() if w}
+
+
+def refuse(written: str, reason: str) -> InvalidInput:
+    return InvalidInput(f"the odds of '{written}' are not computed: {reason}")
+
+
+def _from_die(die: icepool.Die[int]) -> Dist:
+    return Dist({int(v): int(q) for v, q in die.items() if q}, int(die.denominator()))
+
+
+def _power(dist: Dist, n: int, written: str) -> Dist:
+    """The sum of n independent copies, by one big-integer power of the weight polynomial."""
+    low, high = min(dist.weights), max(dist.weights)
+    if n * (high - low) + 1 > MAX_VALUES:
+        raise refuse(written, f"its total spans more than {MAX_VALUES} values")
+    bits = (n * dist.denominator.bit_length()) + 8
+    if bits * (n * (high - low) + 1) > MAX_BITS:
+        raise refuse(written, f"its exact weights would take more than {MAX_BITS} bits")
+    slot = (bits + 7) // 8
+    packed = sum(w << (8 * slot * (v - low)) for v, w in dist.weights.items())
+    raised = (packed**n).to_bytes(slot * (n * (high - low) + 1), "little")
+    weights = {}
+    for index in range(n * (high - low) + 1):
+        weight = int.from_bytes(raised[index * slot : (index + 1) * slot], "little")
+        if weight:
+            weights[n * low + index] = weight
+    return Dist(weights, dist.denominator**n)
+
+
+def _combine(left: Dist, right: Dist, op: str, written: str) -> Dist:
+    if len(left.weights) * len(right.weights) > MAX_PAIRS:
+        raise refuse(written, f"'{op}' would combine more than {MAX_PAIRS} pairs of values")
+    if op == "/" and 0 in right.weights:
+        raise refuse(written, "its divisor can come to 0, and such a roll is refused")
+    weights: dict[int, int] = defaultdict(int)
+    for a, wa in left.weights.items():
+        for b, wb in right.weights.items():
+            value = a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else a // b
+            weights[value] += wa * wb
+    if max(weights) - min(weights) + 1 > MAX_VALUES:
+        raise refuse(written, f"its total spans more than {MAX_VALUES} values")
+    return Dist(dict(weights), left.denominator * right.denominator)
+
+
+class _Group:
+    """The odds of one dice group: one die through its per-die operations (rerolls, mi/ma,
+    keeps by value), then an explosion or a keep by rank, then the sum of its dice."""
+
+    def __init__(self, group: Dice, written: str) -> None:
+        self.group, self.written = group, written
+        self.base: icepool.Die[int] = icepool.Die(list(group.faces))
+
+    def refuse(self, op: Op, reason: str) -> InvalidInput:
+        return refuse(self.written, f"'{op.written}' {reason}")
+
+    def dists(self) -> tuple[Dist, Dist | None]:
+        """The group's value and, when it counts them, its successes (the same number)."""
+        die, ops = self.base, list(self.group.ops)
+        while ops and not _ends_per_die(ops[0]):
+            die = self._per_die(die, ops.pop(0))
+        if ops and len(ops) > 1:
+            raise self.refuse(ops[1], "follows an explosion or a keep by rank")
+        if not ops:
+            contributions = self._contributions(_from_die(die))
+        elif ops[0].name in ("e", "ra"):
+            contributions = self._chain(die, ops[0])
+        else:
+            if self.group.counting is not None:
+                raise self.refuse(ops[0], "keeps by rank before a success count")
+            if DROPPED in die:
+                raise self.refuse(ops[0], "keeps by rank after a keep or drop by value")
+            return self._ranked(die, ops[0]), None
+        total = _power(contributions, self.group.count, self.written)
+        return total, (total if self.group.counting is not None else None)
+
+    def _per_die(self, die: icepool.Die[int], op: Op) -> icepool.Die[int]:
+        match = op.selector.matches
+        if op.name in ("rr", "ro"):
+            # A reroll draws a fresh die; rr rerolls it again while it matches (up to
+            # MAX_REROLLS draws: past them the roll is refused, see the notes).
+            fresh = self.base
+            if op.name == "rr":
+                matching = [v for v in self.group.faces if match(v)]
+                fresh = self.base.reroll(matching, depth=MAX_REROLLS - 1)
+            return die.map(lambda v: fresh if v != DROPPED and match(v) else v)
+        if op.name in ("k", "p"):
+            keep = op.name == "k"
+            return die.map(lambda v: v if v == DROPPED or match(v) == keep else DROPPED)
+        bound = op.selector.value
+        if op.name == "mi":
+            return die.map(lambda v: v if v == DROPPED else max(v, bound))
+        return die.map(lambda v: v if v == DROPPED else min(v, bound))
+
+    def _contribution(self, value: int) -> int:
+        """What one die adds to the group: its value, or 1 for a success when counting."""
+        if value == DROPPED:
+            return 0
+        counting = self.group.counting
+        if counting is None:
+            return value
+        return 1 if counting.matches(value) else 0
+
+    def _contributions(self, dist: Dist) -> Dist:
+        weights: dict[int, int] = defaultdict(int)
+        for v, w in dist.weights.items():
+            weights[self._contribution(v)] += w
+        return Dist(dict(weights), dist.denominator)
+
+    def _chain(self, die: icepool.Die[int], op: Op) -> Dist:
+        """A die and what it adds: `e` explodes each new die too (up to MAX_EXPLOSIONS), `ra`
+        adds one die. New dice are fresh: no earlier operation applies to them."""
+        fresh = _from_die(self.base)
+        tail = self._contributions(fresh)  # the last die of a chain: it does not explode
+        for _ in range((MAX_EXPLOSIONS if op.name == "e" else 1) - 1):
+            tail = self._extend(fresh, tail, op)
+        return self._extend(_from_die(die), tail, op)
+
+    def _extend(self, head: Dist, tail: Dist, op: Op) -> Dist:
+        if len(head.weights) * len(tail.weights) > MAX_PAIRS:
+            raise self.refuse(op, f"would combine more than {MAX_PAIRS} pairs of values")
+        weights: dict[int, int] = defaultdict(int)
+        for v, w in head.weights.items():
+            own = self._contribution(v)
+            if v != DROPPED and op.selector.matches(v):
+                for t, wt in tail.weights.items():
+                    weights[own + t] += w * wt
+            else:
+                weights[own] += w * tail.denominator
+        if max(weights) - min(weights) + 1 > MAX_VALUES:
+            raise refuse(self.written, f"its total spans more than {MAX_VALUES} values")
+        return Dist(dict(weights), head.denominator * tail.denominator)
+
+    def _ranked(self, die: icepool.Die[int], op: Op) -> Dist:
+        n, rank = self.group.count, op.selector.value
+        if n * len(die) > MAX_RANKED:
+            raise self.refuse(op, f"keeps by rank among more than {MAX_RANKED} dice × faces")
+        kept = min(rank, n) if op.name == "k" else max(n - rank, 0)
+        if kept == 0:
+            return Dist.constant(0)
+        # k keeps what hN/lN names; p keeps the others (the lowest when it drops the highest).
+        high = (op.selector.kind == "h") == (op.name == "k")
+        pool = die.pool(n)
+        return _from_die(pool.highest(kept).sum() if high else pool.lowest(kept).sum())
+
+
+def _ends_per_die(op: Op) -> bool:
+    """An explosion, or a keep by rank: what follows no longer acts on one die at a time."""
+    return op.name in ("e", "ra") or op.selector.kind in ("h", "l")
+
+
+def _node(node: Node, written: str, counted: list[Dist]) -> Dist:
+    if isinstance(node, Number):
+        return Dist.constant(node.value)
+    if isinstance(node, Dice):
+        total, successes = _Group(node, written).dists()
+        if successes is not None:
+            counted.append(successes)
+        return total
+    if isinstance(node, Neg):
+        inner = _node(node.operand, written, counted)
+        return Dist({-v: w for v, w in inner.weights.items()}, inner.denominator)
+    if isinstance(node, Paren):
+        return _node(node.inner, written, counted)
+    assert isinstance(node, Binary)
+    left = _node(node.left, written, counted)
+    return _combine(left, _node(node.right, written, counted), node.op, written)
+
+
+def notation_odds(notation: Notation, written: str) -> tuple[Dist, Dist | None]:
+    """The distribution of the total and, when a group counts them, of the successes."""
+    counted: list[Dist] = []
+    total = _node(notation.expr, written, counted)
+    successes = None
+    for dist in counted:
+        successes = dist if successes is None else _combine(successes, dist, "+", written)
+    return total, successes

@@ -1,0 +1,38 @@
+"""A rolled notation written as the d20 library writes it: `4d6dl1 (5, 3, 6, ~~1~~) = 14`.
+
+Dropped and rerolled dice are struck through (`~~1~~`), a die that added another is marked
+`!`, a die meeting the success count is in bold (`**8**`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from app.engine.dicenotation.ast import Binary, Dice, Neg, Node, Number, Paren
+from app.engine.dicenotation.results import DiceGroupRoll, RolledDie
+
+
+def die_text(die: RolledDie) -> str:
+    text = str(die.worth) + ("!" if die.exploded else "")
+    if not die.counts:
+        return f"~~{text}~~"
+    return f"**{text}**" if die.success else text
+
+
+def _node(node: Node, rolled: Iterator[DiceGroupRoll]) -> str:
+    if isinstance(node, Number):
+        return str(node.value)
+    if isinstance(node, Dice):
+        group = next(rolled)
+        return f"{group.dice} ({', '.join(die_text(die) for die in group.rolls)})"
+    if isinstance(node, Neg):
+        return f"-{_node(node.operand, rolled)}"
+    if isinstance(node, Paren):
+        return f"({_node(node.inner, rolled)})"
+    assert isinstance(node, Binary)
+    left = _node(node.left, rolled)
+    return f"{left} {node.op} {_node(node.right, rolled)}"
+
+
+def render(expr: Node, groups: list[DiceGroupRoll], total: int) -> str:
+    """The expression with each group's dice, then `= total`."""
+    return f"{_node(expr, iter(groups))} = {total}"

@@ -1,0 +1,55 @@
+"""The odds of a generic `dice` roll (issue 21): the exact distribution of its total, and of
+its successes when a group counts them, with mean and deviation. The kind defines no outcome,
+so `outcomes` is empty: a made roll ranks by its total (P(total < t) + P(total = t) / 2)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from app.engine.contract import RulesVersion
+from app.engine.dicenotation import grammar
+from app.engine.dicenotation.ast import Dice, groups
+from app.engine.dicenotation.bounds import MAX_DICE
+from app.engine.dicenotation.evaluate import MAX_EXPLOSIONS, MAX_REROLLS
+from app.engine.dicenotation.odds import notation_odds
+from app.engine.errors import InvalidInput
+from app.engine.odds import Odds, distribution
+
+if TYPE_CHECKING:
+    from app.engine.rulesets.dice import DiceRequest
+
+NOTATION_V2 = 2
+CAPS_NOTE = (
+    f"Once {MAX_DICE} dice are drawn, rerolls and explosions stop; these odds leave that cap "
+    f"out (they do count a die rerolling at most {MAX_REROLLS} times and exploding at most "
+    f"{MAX_EXPLOSIONS} times)"
+)
+_ADDS = {"rr": MAX_REROLLS, "ro": 1, "ra": 1, "e": MAX_EXPLOSIONS}
+
+
+def most_dice(group: Dice) -> int:
+    """The most dice a group can draw, its rerolls and explosions included."""
+    drawn = alive = group.count
+    for op in group.ops:
+        drawn += alive * _ADDS.get(op.name, 0)  # a reroll replaces; ra and e add
+        alive *= 1 + (_ADDS[op.name] if op.name in ("ra", "e") else 0)
+    return drawn
+
+
+def dice_odds(request: DiceRequest, version: RulesVersion) -> Odds:
+    if version < NOTATION_V2:
+        raise InvalidInput("odds are given for the dice notation of rules version 2 on")
+    return _odds(request.notation)
+
+
+@lru_cache(maxsize=256)
+def _odds(notation: str) -> Odds:
+    parsed = grammar.parse(notation)
+    total, successes = notation_odds(parsed, notation)
+    distributions = [distribution("total", total.fractions())]
+    if successes is not None:
+        distributions.append(distribution("successes", successes.fractions()))
+    # Exact unless the dice could reach the cap on dice in all.
+    notes = [CAPS_NOTE] if sum(most_dice(g) for g in groups(parsed.expr)) > MAX_DICE else []
+    return Odds(outcomes=[], distributions=distributions, notes=notes)

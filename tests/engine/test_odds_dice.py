@@ -1,0 +1,242 @@
+"""Issue 21, point 1: the full distribution, mean and deviation of any dice notation, exact,
+checked against the brute force of every face sequence the kind's own resolve can draw, and
+against sampling from the real stream."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.engine.dice import HmacDiceStream
+from app.engine.errors import InvalidInput
+from app.engine.odds import Odds, enumerate_paths
+from app.engine.registry import DEFAULT_REGISTRY
+
+RULES = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@2"})
+KIND, VERSION = RULES.kind, RULES.version
+REFUSED = "refused"
+
+
+def odds_of(notation: str) -> Odds:
+    return KIND.odds(KIND.parse_request({"notation": notation}), VERSION)
+
+
+def exact(odds: Odds, name: str) -> dict[int, Fraction]:
+    (found,) = [d for d in odds.distributions if d.name == name]
+    return {v.value: Fraction(v.exact) for v in found.values}
+
+
+def brute(notation: str, max_dice: int) -> tuple[dict[str, Counter], Fraction]:
+    """Every result resolve gives, weighted: totals, successes, and the weight cut off."""
+    request = KIND.parse_request({"notation": notation})
+
+    def run(dice):
+        try:
+            return KIND.resolve(request, dice, VERSION).result
+        except InvalidInput:
+            return REFUSED
+
+    totals: Counter = Counter()
+    successes: Counter = Counter()
+    cut = Fraction(0)
+    for weight, result in enumerate_paths(run, max_dice=max_dice):
+        if result is None:
+            cut += weight
+            continue
+        assert result != REFUSED, "a notation that parses is never refused once rolled"
+        totals[result.total] += weight
+        if result.successes is not None:
+            successes[result.successes] += weight
+    return {"total": totals, "successes": successes}, cut
+
+
+EXACT = [
+    "1d6",
+    "d20",
+    "2d6+3",
+    "3d6kh2",
+    "4d4dl1",
+    "3d4kl1",
+    "3d4dh1",
+    "2d6-1d4",
+    "1d6*1d4",
+    "(1d6+1)/2",
+    "1d8/1d3",
+    "-1d4/3",
+    "3dF",
+    "2dF+1",
+    "1d%",
+    "4d4>3",
+    "3d6<2",
+    "3d6=6",
+    "2d6>5+2d4>3",
+    "3dF>1",
+    "3d4mi2",
+    "3d4ma3",
+    "4d4k>2",
+    "4d4p1",
+    "2d4k4+1d6p<3",
+    "2d4mi2kh1",
+    "3d4ma3dl1",
+    "(2d4+1)*(1d3-2)",
+]
+
+
+@pytest.mark.parametrize("notation", EXACT)
+def test_odds_equal_the_brute_force_exactly(notation):
+    seen, cut = brute(notation, max_dice=8)
+    assert cut == 0
+    odds = odds_of(notation)
+    assert exact(odds, "total") == {v: p for v, p in seen["total"].items() if p}
+    if seen["successes"]:
+        assert exact(odds, "successes") == dict(seen["successes"])
+    else:
+        assert [d.name for d in odds.distributions] == ["total"]
+    assert odds.outcomes == [] and odds.notes == []
+
+
+ADDING = [
+    "2d6rr1",
+    "2d4ro<2",
+    "1d4rr<3",
+    "2d6ra6",
+    "1d6!",
+    "2d4!",
+    "1d6!>5",
+    "2d4e4>4",
+    "1d4rr1!",
+    "3d4rr1kh2",
+    "3d4ro1dl1",
+    "3dF!",
+    "1d4!+1d3!",
+]
+
+
+@pytest.mark.parametrize("notation", ADDING)
+def test_odds_with_rerolls_and_explosions_are_within_what_the_brute_force_cut(notation):
+    seen, cut = brute(notation, max_dice=7)
+    odds = odds_of(notation)
+    assert odds.notes == []  # these never reach 100 dice: the odds are exact
+    for name in ("total", "successes"):
+        if not seen[name]:
+            continue
+        computed = exact(odds, name)
+        assert set(seen[name]) <= set(computed)
+        for value, p in computed.items():
+            # The brute force stops at 7 dice: what it cut is the only difference.
+            assert 0 <= p - seen[name].get(value, 0) <= cut
+    assert sum(exact(odds, "total").values()) == 1
+
+
+def test_a_notation_that_could_reach_100_dice_says_its_odds_leave_that_cap_out():
+    assert "Once 100 dice are drawn" in odds_of("10d6!").notes[0]
+    assert odds_of("4d6!").notes == []  # 4 × 21 dice at most
+
+
+def test_the_caps_on_one_die_are_in_the_odds_exactly():
+    # A d2 that explodes on 2 adds 2 at most 20 times: P(total = 41) = 2^-21.
+    total = exact(odds_of("1d2!"), "total")
+    assert total[41] == Fraction(1, 2**21) and total[42 - 1] == max(total.values()) / 2**20
+    # rr1 on a d2 rerolls at most 20 times and keeps the last 1.
+    assert exact(odds_of("1d2rr1"), "total") == {1: Fraction(1, 2**21), 2: 1 - Fraction(1, 2**21)}
+
+
+def test_mean_and_deviation_of_100d6():
+    (total,) = odds_of("100d6").distributions
+    assert total.mean == 350
+    assert math.isclose(total.deviation, math.sqrt(100 * 35 / 12), rel_tol=1e-12)
+    assert sum(Fraction(v.exact) for v in total.values) == 1
+
+
+@pytest.mark.parametrize(
+    ("notation", "fragment"),
+    [
+        ("100d1000", "spans more than 20000 values"),
+        ("1d6!kh1", "follows an explosion or a keep by rank"),
+        ("4d6kh3k>2", "follows an explosion or a keep by rank"),
+        ("4d6kh3>4", "keeps by rank before a success count"),
+        ("4d6p1kh2", "after a keep or drop by value"),
+        ("(10d6*10d6)*(20d100)", "more than 200000 pairs"),
+        ("100d100", "more than 2000000 bits"),
+        ("1d1000!", "more than 200000 pairs"),
+        ("50d6*50d6", "spans more than 20000 values"),
+    ],
+)
+def test_odds_it_cannot_compute_are_refused_saying_why(notation, fragment):
+    with pytest.raises(InvalidInput, match="odds of") as error:
+        odds_of(notation)
+    assert fragment in str(error.value)
+
+
+def _chi2_sf(statistic: float, df: int) -> float:
+    """P(X² > statistic) for df degrees of freedom: 1 - the regularized lower gamma."""
+    a, x = df / 2, statistic / 2
+    term = total = 1 / a
+    n = 1
+    while term > total * 1e-15:
+        term *= x / (a + n)
+        total += term
+        n += 1
+    return max(0.0, 1 - total * math.exp(-x + a * math.log(x) - math.lgamma(a)))
+
+
+@pytest.mark.parametrize("notation", ["4d6kh3", "5d10>6", "2d6!+1d4"])
+def test_sampling_the_real_stream_agrees_with_the_odds(notation):
+    request = KIND.parse_request({"notation": notation})
+    observed: Counter = Counter()
+    rolls = 10_000
+    for nonce in range(1, rolls + 1):
+        stream = HmacDiceStream(bytes(range(32)), "odds", 1, notation, nonce)
+        observed[KIND.resolve(request, stream, VERSION).result.total] += 1
+    expected = exact(odds_of(notation), "total")
+    # Bins of at least 5 expected rolls: values in order, the small tails merged.
+    bins: list[tuple[float, int]] = []
+    mass, count = 0.0, 0
+    for value in sorted(set(expected) | set(observed)):
+        mass += float(expected.get(value, 0)) * rolls
+        count += observed.get(value, 0)
+        if mass >= 5:
+            bins.append((mass, count))
+            mass, count = 0.0, 0
+    if mass or count:
+        last_mass, last_count = bins.pop()
+        bins.append((last_mass + mass, last_count + count))
+    statistic = sum((o - e) ** 2 / e for e, o in bins)
+    assert _chi2_sf(statistic, len(bins) - 1) > 0.001
+
+
+_GROUP = st.builds(
+    lambda count, sides, ops, counting: f"{count}d{sides}{''.join(ops)}{counting}",
+    st.integers(1, 2),
+    st.sampled_from(["2", "3", "4", "F"]),
+    st.lists(st.sampled_from(["kh1", "kl1", "dh1", "dl1", "k>1", "p1", "mi2", "ma2"]), max_size=2),
+    st.sampled_from(["", "", ">2", "<1", "=2"]),
+)
+_EXPRESSION = st.builds(
+    lambda left, op, right: f"{left}{op}{right}",
+    _GROUP,
+    st.sampled_from(["+", "-", "*", "/", "+(1-", "*-"]),
+    st.one_of(_GROUP, st.integers(1, 3).map(str)),
+).map(lambda text: text + ")" if "(" in text else text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_EXPRESSION)
+def test_odds_of_random_small_notations_equal_the_brute_force_or_are_refused(notation):
+    try:
+        odds = odds_of(notation)
+    except InvalidInput as error:
+        # What the odds cannot compute, or a notation refused before any die (a divisor
+        # that can come to 0).
+        assert "odds of" in str(error) or "can come to 0" in str(error)
+        return
+    seen, cut = brute(notation, max_dice=8)
+    assert cut == 0
+    assert exact(odds, "total") == {v: p for v, p in seen["total"].items() if p}
+    if seen["successes"]:
+        assert exact(odds, "successes") == {v: p for v, p in seen["successes"].items() if p}
