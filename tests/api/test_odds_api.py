@@ -130,9 +130,8 @@ def _register(client: TestClient, name: str) -> Caller:
     return Caller(id=body["id"], name=body["name"], api_key=body["api_key"])
 
 
-@pytest.fixture
-def table(coin_client: TestClient) -> CoinTable:
-    client = coin_client
+def make_table(client: TestClient) -> CoinTable:
+    """A coin campaign: its GM, a player and their character, another player, an NPC."""
     gm, player, other = (_register(client, name) for name in ("Gwen", "Pia", "Otto"))
     campaign = client.post(
         f"{API}/campaigns", json={"name": "Pile ou face", "system": "coin-flip"}, headers=gm.headers
@@ -156,6 +155,11 @@ def table(coin_client: TestClient) -> CoinTable:
     )
     assert npc.status_code == 201, npc.text
     return CoinTable(client, gm, player, other, campaign, hero, npc.json())
+
+
+@pytest.fixture
+def table(coin_client: TestClient) -> CoinTable:
+    return make_table(coin_client)
 
 
 def _last_seq(table: CoinTable) -> int:
