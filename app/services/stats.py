@@ -45,6 +45,7 @@ _COLUMNS = [
     _log.c.draws,
     _log.c.disclosures,
 ]
+_READ = ("/request/", "/result/")
 GROUPS = ("actor", "character", "kind", "session", "scene")
 # Pearson's chi-square is an approximation; below this expected count it is a poor one.
 SMALL_EXPECTED = 5.0
@@ -163,10 +164,16 @@ def _rows(
         readable = True
         if disclosures:
             if access.is_gm or seq in access.disclosed():
-                opened = open_commitments(
-                    {"request": request, "result": result}, disclosures, canonical_json
-                )
-                request, result = opened["request"], opened["result"]
+                # FAIR-18: whoever may read the values reads them opened; the effects'
+                # commitments are not read here.
+                read = [d for d in disclosures if str(d.get("path", "")).startswith(_READ)]
+                try:
+                    opened = open_commitments(
+                        {"request": request, "result": result}, read, canonical_json
+                    )
+                    request, result = opened["request"], opened["result"]
+                except EngineError:
+                    pass  # left committed: counted, its odds not computed
             readable = not has_commitment(request) and not has_commitment(result)
         rows.append(
             _Row(seq, kind, actor, character, rules, sess, scene, request, result, draws, readable)

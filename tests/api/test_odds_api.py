@@ -28,6 +28,7 @@ from app.engine.contract import (
     RollKind,
     RulesVersion,
     Table,
+    effect,
 )
 from app.engine.dice import DiceSource
 from app.engine.odds import Odds, enumerate_paths, luck, outcome_odds
@@ -41,7 +42,7 @@ from tests.toy import coin
 
 
 class DuelCreate(RollBody):
-    """DUEL-1: call a die of (the opponent's luck + 1) faces; a 1 wins."""
+    """DUEL-1: roll a die of (the opponent's luck + 1) faces; a 1 wins."""
 
     kind: Literal["coin.duel"]
     character_id: uuid.UUID
@@ -69,8 +70,14 @@ def _prepare_duel(body: DuelCreate, table: Table) -> Prepared[DuelRequest]:
 def _resolve_duel(
     request: DuelRequest, dice: DiceSource, version: RulesVersion
 ) -> Resolution[DuelResult]:
-    face = dice.roll(request.opponent.sheet.luck + 1)
-    return Resolution(DuelResult(face=face, won=face == 1))
+    luck_left = request.opponent.sheet.luck
+    face = dice.roll(luck_left + 1)
+    won = face == 1
+    # DUEL-2: a won duel costs the opponent a point of luck (an effect on an NPC, FAIR-18).
+    if won and luck_left > 0:
+        change = effect(request.opponent.id, "luck", luck_left, luck_left - 1, "DUEL-2")
+        return Resolution(DuelResult(face=face, won=won), [change])
+    return Resolution(DuelResult(face=face, won=won))
 
 
 def _duel_odds(request: DuelRequest, version: RulesVersion) -> Odds:
