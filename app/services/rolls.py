@@ -218,9 +218,10 @@ def prepare(
 def prepare_without_rolling(
     session: Session, access: CampaignAccess, registry: Registry, body: BaseModel
 ) -> tuple[Rules, Prepared[Any], CampaignTable]:
-    """A client's roll body prepared as POST /rolls would prepare it (the same checks, the
-    sheets as they are now), for what reads it without rolling (its odds): the campaign is
-    not locked, nothing is drawn or logged."""
+    """A client's roll body prepared as POST /rolls would prepare it (its access, GM-decides
+    and other-side checks, the sheets as they are now), for what reads it without rolling
+    (its odds): the campaign is not locked, nothing is drawn or logged. The encounter check
+    is left out: odds of an action are worth knowing before its turn comes."""
     kind_name = str(getattr(body, "kind"))  # noqa: B009 (every roll body has its kind)
     rules = registry.in_campaign(access.campaign.system, kind_name)
     check_gm_decides(access, rules.kind, body)
