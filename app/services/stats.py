@@ -17,14 +17,14 @@ from fractions import Fraction
 from typing import Any
 
 from pydantic import ValidationError
-from scipy.stats import chi2
+from scipy.special import chdtrc  # the chi-square distribution's survival function
 from sqlalchemy import select
 from sqlmodel import Session
 
 from app.engine.audit import canonical_json
 from app.engine.errors import EngineError
 from app.engine.hidden import has_commitment, open_commitments
-from app.engine.odds import Odds, luck
+from app.engine.odds import luck
 from app.engine.registry import Registry, Rules
 from app.models import LogEntry
 from app.services.access import CampaignAccess
@@ -99,10 +99,20 @@ def fit(observed: list[int], expected: list[float]) -> dict[str, Any] | None:
     return {
         "statistic": statistic,
         "degrees_of_freedom": dof,
-        "p_value": float(chi2.sf(statistic, dof)),
+        "p_value": float(chdtrc(dof, statistic)),
         "approximate": any(e < SMALL_EXPECTED for _, e in possible),
         "note": None,
     }
+
+
+@dataclass(frozen=True)
+class _Known:
+    """One request's odds, as the statistics add them up: worst to best, each outcome's
+    probability and the luck percentile a roll with that outcome has."""
+
+    order: tuple[str, ...]
+    probability: dict[str, float]
+    percentile: dict[str, float]
 
 
 class _Odds:
@@ -110,7 +120,7 @@ class _Odds:
 
     def __init__(self, registry: Registry) -> None:
         self._registry = registry
-        self._odds: dict[tuple[str, str], tuple[Odds, dict[str, Fraction]] | None] = {}
+        self._odds: dict[tuple[str, str], _Known | None] = {}
         self._rules: dict[tuple[str, str | None], Rules | None] = {}
 
     def rules(self, row: _Row) -> Rules | None:
@@ -125,7 +135,7 @@ class _Odds:
                 self._rules[key] = None
         return self._rules[key]
 
-    def of(self, rules: Rules, row: _Row) -> tuple[Odds, dict[str, Fraction]] | None:
+    def of(self, rules: Rules, row: _Row) -> _Known | None:
         kind = rules.kind
         if kind.odds is None:
             return None
@@ -133,8 +143,12 @@ class _Odds:
         if key not in self._odds:
             try:
                 odds = kind.odds(kind.parse_request(row.request), rules.version)
-                exact = {item.code: Fraction(item.exact) for item in odds.outcomes}
-                self._odds[key] = (odds, exact)
+                codes = tuple(item.code for item in odds.outcomes)
+                self._odds[key] = _Known(
+                    order=codes,
+                    probability={item.code: float(Fraction(item.exact)) for item in odds.outcomes},
+                    percentile={code: luck(odds, code).percentile for code in codes},
+                )
             except (EngineError, ValidationError):
                 self._odds[key] = None
         return self._odds[key]
@@ -212,19 +226,16 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
             tally.order.append(outcome.code)
         if not row.readable:
             continue
-        found = odds.of(rules, row)
-        if found is None:
-            continue
-        roll_odds, exact = found
-        if outcome.code not in exact:
-            continue  # an outcome its odds do not define: counted, not compared
+        known = odds.of(rules, row)
+        if known is None or outcome.code not in known.percentile:
+            continue  # no odds, or an outcome they do not define: counted, not compared
         tally.with_odds += 1
         tally.compared[outcome.code] = tally.compared.get(outcome.code, 0) + 1
-        for code, p in exact.items():
-            tally.expected[code] = tally.expected.get(code, 0.0) + float(p)
-        order = [item.code for item in roll_odds.outcomes]
-        tally.order = order + [code for code in tally.order if code not in order]
-        percentile = luck(roll_odds, outcome.code).percentile
+        for code, p in known.probability.items():
+            tally.expected[code] = tally.expected.get(code, 0.0) + p
+        if tally.order[: len(known.order)] != list(known.order):
+            tally.order = [*known.order, *(c for c in tally.order if c not in known.order)]
+        percentile = known.percentile[outcome.code]
         tally.percentiles += percentile
         percentile_sum += percentile
         lucky += 1
