@@ -25,10 +25,12 @@ _CAMPAIGN_OPERATIONS: Final = (
     "campaigns-start-scene",
     "rolls-create",
     "rolls-list",
+    "odds-compute",
     "log-list",
     "log-verify",
     "log-export",
     "log-disclose",
+    "stats-get",
     "roll-requests-create",
     "roll-requests-list",
     "members-create",
@@ -116,7 +118,9 @@ def _links() -> dict[tuple[str, str], list[tuple[str, _Link]]]:
         # Rolls and the log
         ("rolls-create", "201"): [
             *_entry(_PATH_CAMPAIGN_ID, _RESPONSE_SEQ),
-            *_campaign(_PATH_CAMPAIGN_ID, "rolls-list", "log-list", "log-verify", "log-export"),
+            *_campaign(
+                _PATH_CAMPAIGN_ID, "rolls-list", "log-list", "log-verify", "log-export", "stats-get"
+            ),
         ],
         ("log-disclose", "201"): [
             *_campaign(_PATH_CAMPAIGN_ID, "log-verify"),
@@ -193,6 +197,12 @@ def _links() -> dict[tuple[str, str], list[tuple[str, _Link]]]:
                 "rolls-list",
                 "the character's rolls",
                 {"campaign_id": _CAMPAIGN_ID, "query.character_id": _RESPONSE_ID},
+            ),
+            _link(
+                "odds-compute",
+                "the odds of a roll for the character",
+                {"campaign_id": _CAMPAIGN_ID},
+                {"character_id": _RESPONSE_ID},
             ),
             _link(
                 "encounters-create",

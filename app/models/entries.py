@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from app.engine.bodies import MAX_SEQ
 from app.engine.contract import Effect, Visibility
+from app.engine.odds import Luck
 
 HASH_PATTERN = r"^[0-9a-f]{64}$"
 
@@ -93,6 +94,23 @@ class EntryBase(BaseModel):
         default=None,
         description="FAIR-18, not hashed: what opens each commitment of the entry, for the "
         "GM (and every member once the GM disclosed the entry)",
+    )
+    session: int | None = Field(
+        default=None,
+        description="not hashed: the session the entry was made in (0 before the first), "
+        "recorded beside it",
+    )
+    scene: int | None = Field(
+        default=None,
+        description="not hashed: the scene the entry was made in (0 before the first), "
+        "recorded beside it",
+    )
+    luck: Luck | None = Field(
+        default=None,
+        description="derived for the API, not hashed, with ?with_odds=true: the exact "
+        "probability of the roll's outcome given its own inputs and its mid-rank percentile "
+        "(50 ordinary, near 100 lucky); absent when the kind has no odds yet or the entry "
+        "reads values you may not see",
     )
     summary: str = Field(
         description="derived for the API, not hashed: one line a player reads at the table, "

@@ -41,6 +41,11 @@ class LogEntry(SQLModel, table=True):
         sa.Index("ix_log_entry_campaign_id_kind_seq", "campaign_id", "kind", "seq"),
         sa.Index("ix_log_entry_campaign_id_character_id_seq", "campaign_id", "character_id", "seq"),
         sa.Index("ix_log_entry_campaign_id_follows", "campaign_id", "follows"),
+        # Issue 21: the audit's filters by actor, session and scene (campaign first).
+        sa.Index("ix_log_entry_campaign_id_actor_id_seq", "campaign_id", "actor_id", "seq"),
+        sa.Index(
+            "ix_log_entry_campaign_id_session_scene_seq", "campaign_id", "session", "scene", "seq"
+        ),
     )
 
     campaign_id: uuid.UUID = Field(foreign_key="campaign.id", primary_key=True)
@@ -71,6 +76,10 @@ class LogEntry(SQLModel, table=True):
     proof: str | None = Field(default=None, max_length=768)
     # FAIR-18: path, salt and value of each commitment in the entry; the GM's, never hashed.
     disclosures: list[dict[str, Any]] | None = json_field(default=None, nullable=True)
+    # Issue 21: the session and scene the entry was made in (0: before the first), recorded
+    # at append time beside the entry, never hashed (FAIR-10 fixes the hashed fields).
+    session: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    scene: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
     def as_entry(self) -> dict[str, Any]:
         """The entry exactly as it was hashed (FAIR-10/11)."""

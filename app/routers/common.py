@@ -2,14 +2,18 @@
 
 import functools
 import inspect
+import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import Header, Query
+from fastapi import Depends, Header, Query
 from fastapi.routing import APIRoute
 from sqlmodel import Session
 
-from app.engine.contract import Language
+from app.core.problems import Unprocessable
+from app.engine.contract import Language, Visibility
+from app.services.log import EntryFilters
 
 MAX_PAGE_SIZE = 200
 
@@ -81,5 +85,68 @@ AcceptLanguage = Annotated[
         alias="Accept-Language",
         max_length=200,
         description="en or fr: the language of summaries and labels",
+    ),
+]
+
+
+async def entry_filters(
+    actor_id: Annotated[
+        uuid.UUID | None, Query(description="entries made by this member (their user id)")
+    ] = None,
+    character_id: Annotated[
+        uuid.UUID | None, Query(description="entries of this character")
+    ] = None,
+    kind: Annotated[
+        str | None,
+        Query(
+            max_length=60,
+            description='an exact kind, or a prefix ending in "." (fabulae. lists every '
+            "Fabulae kind)",
+        ),
+    ] = None,
+    session: Annotated[
+        int | None, Query(ge=0, le=1_000_000, description="entries made in this session")
+    ] = None,
+    scene: Annotated[
+        int | None, Query(ge=0, le=1_000_000, description="entries made in this scene")
+    ] = None,
+    visibility: Annotated[Visibility | None, Query()] = None,
+    created_after: Annotated[
+        datetime | None, Query(description="RFC 3339: entries made after this moment")
+    ] = None,
+    created_before: Annotated[
+        datetime | None, Query(description="RFC 3339: entries made before this moment")
+    ] = None,
+) -> EntryFilters:
+    """The audit's filters (issue 21). Async: it runs inline, not in the thread pool. A
+    filtered listing leaves out the entries the caller may not see."""
+    if (
+        created_after is not None
+        and created_before is not None
+        and _utc(created_after) >= _utc(created_before)
+    ):
+        raise Unprocessable("created_after must be earlier than created_before")
+    return EntryFilters(
+        actor_id=actor_id,
+        character_id=character_id,
+        kind=kind,
+        session=session,
+        scene=scene,
+        visibility=visibility,
+        created_after=created_after,
+        created_before=created_before,
+    )
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+Filters = Annotated[EntryFilters, Depends(entry_filters)]
+WithOdds = Annotated[
+    bool,
+    Query(
+        description="issue 21: give each visible roll whose kind has odds its `luck`: the "
+        "exact probability of its outcome and its percentile"
     ),
 ]

@@ -18,7 +18,14 @@ from app.engine.registry import Registry
 from app.models import Campaign, User
 from app.models.entries import DisclosureCreate, VerifyPublic
 from app.models.typed import api_models
-from app.routers.common import AcceptLanguage, Limit, SessionRoute, negotiate_language
+from app.routers.common import (
+    AcceptLanguage,
+    Filters,
+    Limit,
+    SessionRoute,
+    WithOdds,
+    negotiate_language,
+)
 from app.services import heavy_reads
 from app.services import held as held_service
 from app.services import log as log_service
@@ -49,13 +56,13 @@ def build(registry: Registry) -> APIRouter:
         session: SessionDep,
         user: CurrentUser,
         campaign_id: uuid.UUID,
+        filters: Filters,
         accept_language: AcceptLanguage = None,
         after_seq: Annotated[
             int, Query(ge=0, le=MAX_SEQ, description="return entries after this seq")
         ] = 0,
         limit: Limit = 50,
-        character_id: Annotated[uuid.UUID | None, Query()] = None,
-        kind: Annotated[str | None, Query(max_length=60)] = None,
+        with_odds: WithOdds = False,
     ) -> Any:
         """List every entry in seq order (keyset pagination), redacted as the caller may see
         it."""
@@ -68,8 +75,8 @@ def build(registry: Registry) -> APIRouter:
             rolls_only=False,
             after_seq=after_seq,
             limit=limit,
-            character_id=character_id,
-            kind=kind,
+            filters=filters,
+            with_odds=with_odds,
         )
         return {"data": data, "next_after_seq": cursor}  # checked once, by response_model
 

@@ -11,10 +11,18 @@ from app.core.security import CurrentUser
 from app.engine.bodies import MAX_SEQ
 from app.engine.registry import Registry
 from app.models.typed import api_models
-from app.routers.common import AcceptLanguage, Limit, SessionRoute, negotiate_language
+from app.routers.common import (
+    AcceptLanguage,
+    Filters,
+    Limit,
+    SessionRoute,
+    WithOdds,
+    negotiate_language,
+)
 from app.services import log as log_service
 from app.services.access import get_campaign_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
+from app.services.luck import add_luck
 from app.services.roll_requests import answer as answer_request
 from app.services.rolls import create_roll
 from app.services.views import annotate_follow_ups, public_view, roll_view
@@ -69,13 +77,13 @@ def build(registry: Registry) -> APIRouter:
         session: SessionDep,
         user: CurrentUser,
         campaign_id: uuid.UUID,
+        filters: Filters,
         accept_language: AcceptLanguage = None,
         after_seq: Annotated[
             int, Query(ge=0, le=MAX_SEQ, description="return entries after this seq")
         ] = 0,
         limit: Limit = 50,
-        character_id: Annotated[uuid.UUID | None, Query()] = None,
-        kind: Annotated[str | None, Query(max_length=60)] = None,
+        with_odds: WithOdds = False,
     ) -> Any:
         """List roll entries in seq order (keyset pagination), redacted as the caller may see
         them."""
@@ -88,8 +96,8 @@ def build(registry: Registry) -> APIRouter:
             rolls_only=True,
             after_seq=after_seq,
             limit=limit,
-            character_id=character_id,
-            kind=kind,
+            filters=filters,
+            with_odds=with_odds,
         )
         return {"data": data, "next_after_seq": cursor}  # checked once, by response_model
 
@@ -106,12 +114,16 @@ def build(registry: Registry) -> APIRouter:
         campaign_id: uuid.UUID,
         seq: Annotated[int, Path(ge=1, le=MAX_SEQ)],
         accept_language: AcceptLanguage = None,
+        with_odds: WithOdds = False,
     ) -> Any:
         """Return one roll entry, redacted if the caller may not see it."""
         access = get_campaign_access(session, campaign_id, user)
         entry = log_service.get_roll(session, access, registry, seq)
         language = negotiate_language(accept_language)
         view = public_view(entry, access, registry, language)
-        return annotate_follow_ups(session, access, [view], registry, language)[0]
+        view = annotate_follow_ups(session, access, [view], registry, language)[0]
+        if with_odds:
+            add_luck(view, registry)
+        return view
 
     return router

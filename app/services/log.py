@@ -27,7 +27,7 @@ from app.engine.contract import Effect, Language, Model, Prepared, Resolution
 from app.engine.dice import HmacDiceStream, commitment
 from app.engine.errors import EngineError, RuleRefusal
 from app.engine.hidden import FAIRNESS_VERSION, SPAN
-from app.engine.registry import Registry, Rules
+from app.engine.registry import CLOCK_KINDS, Registry, Rules
 from app.engine.sheets import set_path
 from app.models import Campaign, Character, HeldEffects, LogEntry, SeedEpoch, utcnow
 from app.models.log import key_attachment
@@ -42,6 +42,7 @@ from app.services.access import (
 from app.services.commitments import commit_npc_values, is_npc
 from app.services.feed.notices import note_entry
 from app.services.keys import key_tree
+from app.services.luck import add_luck
 from app.services.views import annotate_follow_ups, can_see, public_view
 
 PAGE_FETCH = 200
@@ -81,6 +82,9 @@ class SealedEntry:
     disclosures: list[dict[str, Any]] | None = None
     # FAIR-21: some of its effects wait for the GM (a roll just made; None when not known).
     effects_held: bool | None = None
+    # Issue 21: the session and scene it was made in (recorded beside it, never hashed).
+    session: int | None = None
+    scene: int | None = None
 
     @property
     def seq(self) -> int:
@@ -179,6 +183,12 @@ def append_entry(
     sealed = seal(content, campaign.last_hash)
     # Core statements: appending is the hot path, and the unit of work adds nothing here.
     entry_key, proof = key if key is not None else (None, None)
+    # Issue 21: the session and scene it was made in, beside it and never hashed; a clock
+    # entry belongs to the session and scene it opens (as the migration backfills them).
+    if kind in CLOCK_KINDS and request is not None:
+        session_number, scene_number = int(request["session"]), int(request["scene"])
+    else:
+        session_number, scene_number = campaign.current_session, campaign.current_scene
     row = {
         "campaign_id": campaign.id,
         "follows": None,
@@ -188,6 +198,8 @@ def append_entry(
         "entry_key": entry_key,
         "proof": proof,
         "disclosures": disclosures,
+        "session": session_number,
+        "scene": scene_number,
     }
     params = {f"entry_{name}": value for name, value in row.items()}
     if session.get_bind().dialect.name == "postgresql":
@@ -198,7 +210,13 @@ def append_entry(
     campaign.last_seq = seq
     campaign.last_hash = sealed["hash"]
     note_entry(session, campaign.id, seq, kind, campaign.webhooks)
-    return SealedEntry(sealed, attachment=key_attachment(entry_key, proof), disclosures=disclosures)
+    return SealedEntry(
+        sealed,
+        attachment=key_attachment(entry_key, proof),
+        disclosures=disclosures,
+        session=session_number,
+        scene=scene_number,
+    )
 
 
 # --- seed epochs (FAIR-1..4) -------------------------------------------------------------
@@ -585,6 +603,56 @@ def apply_effects(session: Session, campaign: LockedCampaign, effects: list[Effe
 # --- reading the log (FAIR-13) -------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class EntryFilters:
+    """The audit's filters on a log listing (issue 21); all optional, all combined."""
+
+    actor_id: uuid.UUID | None = None
+    character_id: uuid.UUID | None = None
+    # Exact, or a prefix when it ends in "." ("fabulae." lists every Fabulae kind).
+    kind: str | None = None
+    session: int | None = None
+    scene: int | None = None
+    visibility: str | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+
+    def active(self) -> bool:
+        return any(value is not None for value in dataclasses.astuple(self))
+
+    def conditions(self) -> list[ColumnElement[bool]]:
+        found: list[ColumnElement[bool]] = []
+        if self.actor_id is not None:
+            found.append(col(LogEntry.actor_id) == str(self.actor_id))
+        if self.character_id is not None:
+            found.append(col(LogEntry.character_id) == str(self.character_id))
+        if self.kind is not None:
+            if self.kind.endswith("."):
+                found.append(col(LogEntry.kind).startswith(self.kind, autoescape=True))
+            else:
+                found.append(col(LogEntry.kind) == self.kind)
+        if self.session is not None:
+            found.append(col(LogEntry.session) == self.session)
+        if self.scene is not None:
+            found.append(col(LogEntry.scene) == self.scene)
+        if self.visibility is not None:
+            found.append(col(LogEntry.visibility) == self.visibility)
+        # FAIR-10's created_at is fixed-width RFC 3339 UTC: its text sorts as its time.
+        if self.created_after is not None:
+            found.append(col(LogEntry.created_at) > rfc3339(self.created_after))
+        if self.created_before is not None:
+            found.append(col(LogEntry.created_at) < rfc3339(self.created_before))
+        return found
+
+
+def rfc3339(moment: datetime) -> str:
+    """A moment in FAIR-10's created_at form (UTC, microseconds, Z); naive means UTC."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    utc = moment.astimezone(UTC)
+    return utc.isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
 def list_entries(
     session: Session,
     access: CampaignAccess,
@@ -594,21 +662,19 @@ def list_entries(
     rolls_only: bool,
     after_seq: int,
     limit: int,
-    character_id: uuid.UUID | None = None,
-    kind: str | None = None,
+    filters: EntryFilters | None = None,
+    with_odds: bool = False,
 ) -> tuple[list[dict[str, Any]], int | None]:
     """Keyset page of entries after `after_seq`, and the cursor of the next page."""
-    conditions = [col(LogEntry.campaign_id) == access.campaign.id]
+    filters = filters or EntryFilters()
+    conditions = [col(LogEntry.campaign_id) == access.campaign.id, *filters.conditions()]
     if rolls_only:
         conditions.append(col(LogEntry.kind).in_(registry.roll_kind_names()))
-    if kind is not None:
-        conditions.append(col(LogEntry.kind) == kind)
-    if character_id is not None:
-        conditions.append(col(LogEntry.character_id) == str(character_id))
     views: list[dict[str, Any]] = []
     cursor = after_seq
-    # Filtering by character must not reveal which hidden entries concern that character.
-    hide_invisible = character_id is not None
+    # A filter must not reveal which hidden entries match it (their character, actor,
+    # kind, session): a filtered listing leaves out the entries the caller may not see.
+    hide_invisible = filters.active()
     while True:
         rows = session.exec(
             select(LogEntry)
@@ -622,9 +688,24 @@ def list_entries(
                 continue
             views.append(public_view(row, access, registry, language))
             if len(views) == limit:
-                return annotate_follow_ups(session, access, views, registry, language), cursor
+                return _finish(session, access, views, registry, language, with_odds), cursor
         if len(rows) < PAGE_FETCH:
-            return annotate_follow_ups(session, access, views, registry, language), None
+            return _finish(session, access, views, registry, language, with_odds), None
+
+
+def _finish(
+    session: Session,
+    access: CampaignAccess,
+    views: list[dict[str, Any]],
+    registry: Registry,
+    language: Language,
+    with_odds: bool,
+) -> list[dict[str, Any]]:
+    views = annotate_follow_ups(session, access, views, registry, language)
+    if with_odds:
+        for view in views:
+            add_luck(view, registry)
+    return views
 
 
 def get_roll(session: Session, access: CampaignAccess, registry: Registry, seq: int) -> LogEntry:

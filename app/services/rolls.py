@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import cast
+from typing import Any, cast
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
@@ -191,6 +191,45 @@ def _is_set(body: BaseModel, path: str) -> bool:
     return bool(getattr(part, path.split(".")[-1]) != default)
 
 
+def prepare(
+    session: Session,
+    access: CampaignAccess,
+    rules: Rules,
+    body: BaseModel,
+    gm_set: frozenset[str] = frozenset(),
+) -> tuple[Prepared[Any], CampaignTable]:
+    """Who may send this request, and every input its rules will read: the request the
+    roll would resolve, with the table that read it. Nothing is drawn or written."""
+    kind = rules.kind
+    if kind.prepare is None:
+        raise InvalidInput(f"{kind.name} is not rolled directly; the service makes it")
+    if kind.gm_only is not None:
+        access.require_gm(kind.gm_only)
+    # A follow-up reads the sheets its entry left, held or not (FAIR-21).
+    table = CampaignTable(session, access, released=getattr(body, "follows", None), gm_set=gm_set)
+    prepared = kind.prepare(body, table)
+    # FAIR-21: an entry that carries what hidden entries hold is at least as hidden.
+    visibility = at_least_as_hidden(prepared.visibility, table.read_visibility)
+    if visibility != prepared.visibility:
+        prepared = dataclasses.replace(prepared, visibility=visibility)
+    return prepared, table
+
+
+def prepare_without_rolling(
+    session: Session, access: CampaignAccess, registry: Registry, body: BaseModel
+) -> tuple[Rules, Prepared[Any], CampaignTable]:
+    """A client's roll body prepared as POST /rolls would prepare it (its access, GM-decides
+    and other-side checks, the sheets as they are now), for what reads it without rolling
+    (its odds): the campaign is not locked, nothing is drawn or logged. The encounter check
+    is left out: odds of an action are worth knowing before its turn comes."""
+    kind_name = str(getattr(body, "kind"))  # noqa: B009 (every roll body has its kind)
+    rules = registry.in_campaign(access.campaign.system, kind_name)
+    check_gm_decides(access, rules.kind, body)
+    check_other_side(session, access, rules.kind, body)
+    prepared, table = prepare(session, access, rules, body)
+    return rules, prepared, table
+
+
 def roll(
     session: Session,
     access: LockedAccess,
@@ -205,21 +244,11 @@ def roll(
     request it answers, which the entry then follows (FAIR-9), `gm_set` the body fields
     that request set, and `sides` each combatant's allies in an encounter."""
     kind = rules.kind
-    if kind.prepare is None:
-        raise InvalidInput(f"{kind.name} is not rolled directly; the service makes it")
-    if kind.gm_only is not None:
-        access.require_gm(kind.gm_only)
-    # A follow-up reads the sheets its entry left, held or not (FAIR-21).
-    table = CampaignTable(session, access, released=getattr(body, "follows", None), gm_set=gm_set)
-    prepared = kind.prepare(body, table)
+    prepared, table = prepare(session, access, rules, body, gm_set)
     if answering is not None and prepared.follows is None:
         # A retry answering a request keeps following the roll it retries (VAM-30); the
         # request records the answer either way.
         prepared = dataclasses.replace(prepared, follows=answering)
-    # FAIR-21: an entry that carries what hidden entries hold is at least as hidden.
-    visibility = at_least_as_hidden(prepared.visibility, table.read_visibility)
-    if visibility != prepared.visibility:
-        prepared = dataclasses.replace(prepared, visibility=visibility)
     # A follow-up answering what an entry waits for (FAB-62's defense) closes the wait.
     wait = awaited(session, access, kind.name, prepared) if answering is None else None
     entry = record(session, access, rules, prepared, table.read_players)

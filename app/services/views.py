@@ -125,6 +125,10 @@ def public_view(
     view.update(entry.key_attachment())
     _attach_disclosures(view, entry, access)
     view.setdefault("follows", None)
+    # Issue 21: where in the campaign it was made, recorded beside the entry (not hashed).
+    place = getattr(entry, "session", None), getattr(entry, "scene", None)
+    if place[0] is not None and place[1] is not None:
+        view["session"], view["scene"] = place
     view.setdefault("follow_ups", [])
     view.setdefault("triggered", [])
     view["summary"], view["outcome"] = describe(opened, registry, language, entry.typed())

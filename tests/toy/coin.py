@@ -9,6 +9,7 @@ COIN-4 (rules version 2) A right call wins back one point of luck, up to 3.
 from __future__ import annotations
 
 import uuid
+from fractions import Fraction
 from typing import Final, Literal
 
 from pydantic import Field
@@ -31,6 +32,7 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.errors import refusal
+from app.engine.odds import Odds, distribution, outcome_odds
 from app.engine.sheets import Sheet, StrictModel, enum_labels, managed, managed_fields
 
 Side = Literal["heads", "tails"]
@@ -91,6 +93,26 @@ def resolve(
     return Resolution(CoinFlipResult(face=face, won=won), effects)
 
 
+def odds(request: CoinFlipRequest, version: RulesVersion) -> Odds:
+    """COIN-1: an exact coin, whichever side is called; COIN-3 refuses as the roll would."""
+    if request.character.sheet.luck == 0:
+        raise refusal("COIN-3", f"{request.character.name} has no luck left to flip")
+    half = Fraction(1, 2)
+    return Odds(
+        outcomes=outcome_odds([("lost", half), ("won", half)]),
+        distributions=[distribution("luck_change", _luck_changes(request, version))],
+    )
+
+
+def _luck_changes(request: CoinFlipRequest, version: RulesVersion) -> dict[int, Fraction]:
+    """COIN-2 costs a point on a wrong call; COIN-4 (version 2) wins one back below 3."""
+    gain = 1 if version >= 2 and request.character.sheet.luck < 3 else 0
+    changes: dict[int, Fraction] = {}
+    for change in (-1, gain):
+        changes[change] = changes.get(change, Fraction(0)) + Fraction(1, 2)
+    return changes
+
+
 def summary(request: CoinFlipRequest, result: CoinFlipResult, language: Language) -> str:
     called, fell = SIDES[request.call].text(language), SIDES[result.face].text(language)
     verdict = OUTCOMES["won" if result.won else "lost"].text(language)
@@ -109,6 +131,7 @@ FLIP: RollKind[CoinFlipCreate, CoinFlipRequest, CoinFlipResult] = RollKind(
     resolve=resolve,
     summary=summary,
     outcome=lambda result: Outcome("outcome", "won" if result.won else "lost"),
+    odds=odds,
 )
 
 RULESET = Ruleset(

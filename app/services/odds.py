@@ -1,0 +1,55 @@
+"""The exact odds of a roll before it is made (issue 21): any roll kind's body, prepared
+as POST /rolls prepares it, answered with the probability of every outcome its rules
+define. Nothing is drawn or logged."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from pydantic import BaseModel
+from sqlmodel import Session
+
+from app.core.problems import Forbidden, Unprocessable
+from app.engine.odds import Odds
+from app.engine.registry import Registry
+from app.services.access import CampaignAccess
+from app.services.commitments import commit_npc_values
+from app.services.rolls import prepare_without_rolling
+
+
+def kinds_with_odds(registry: Registry, system: str) -> list[str]:
+    return sorted(kind.name for kind in registry.campaign_kinds(system) if kind.odds is not None)
+
+
+def roll_odds(
+    session: Session, access: CampaignAccess, registry: Registry, body: BaseModel
+) -> dict[str, Any]:
+    """{kind, rules, odds} for the roll this body asks for, as the caller would make it."""
+    rules, prepared, table = prepare_without_rolling(session, access, registry, body)
+    kind = rules.kind
+    if not access.is_gm:
+        # FAIR-13: what the rules read of entries hidden from the caller stays hidden.
+        if table.read_visibility == "blind":
+            raise Forbidden(
+                f"these odds read an entry hidden from you; only the GM may ask for the odds "
+                f"of this {kind.name}",
+                rule="FAIR-13",
+            )
+        # FAIR-18: odds computed from an NPC's sheet (the GM's) would tell its values.
+        request = copy.deepcopy(prepared.request.dump())
+        if commit_npc_values(session, request, {}, [], kind.npc_values):
+            raise Forbidden(
+                f"these odds read an NPC's values, which only the GM may see (FAIR-18); "
+                f"only the GM may ask for the odds of this {kind.name}",
+                rule="FAIR-18",
+            )
+    if kind.odds is None:
+        offered = kinds_with_odds(registry, access.campaign.system)
+        listed = ", ".join(offered) if offered else "none yet"
+        raise Unprocessable(
+            f"odds for {kind.name} are not computed yet; this campaign's kinds with odds: "
+            f"{listed}. POST .../rolls still rolls it"
+        )
+    odds: Odds = kind.odds(prepared.request, rules.version)
+    return {"kind": kind.name, "rules": rules.rules_id, "odds": odds}
