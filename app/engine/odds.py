@@ -52,6 +52,16 @@ class Odds(Model):
     notes: list[str] = Field(
         default_factory=list, description="what these odds leave out (a later push, …)"
     )
+    no_outcome: str | None = Field(
+        default=None,
+        description="the outcome code standing for a result the rules give no outcome "
+        "(a damage roll that leaves its target unhurt)",
+    )
+    ranked_by: str | None = Field(
+        default=None,
+        description="for a kind without outcomes (generic dice): the distribution whose value "
+        "ranks a result, e.g. its total",
+    )
 
 
 def fraction_text(value: Fraction) -> str:
@@ -108,6 +118,22 @@ def luck(odds: Odds, outcome: str) -> Luck:
             return Luck(outcome=outcome, probability=float(p), percentile=percentile)
         below += p
     raise InvalidInput(f"outcome {outcome!r} is not one these odds define")
+
+
+def luck_by_value(odds: Odds, value: int) -> Luck:
+    """A kind without outcomes: the mid-rank percentile of `value` in the distribution
+    `odds.ranked_by` names, P(less) + P(equal) / 2."""
+    found = next((d for d in odds.distributions if d.name == odds.ranked_by), None)
+    if found is None:
+        raise InvalidInput(f"these odds rank no result (no distribution {odds.ranked_by!r})")
+    below = equal = Fraction(0)
+    for item in found.values:
+        if item.value < value:
+            below += Fraction(item.exact)
+        elif item.value == value:
+            equal = Fraction(item.exact)
+    percentile = float(below + equal / 2) * 100
+    return Luck(outcome=str(value), probability=float(equal), percentile=percentile)
 
 
 # --- brute force: every sequence of faces --------------------------------------------------

@@ -9,14 +9,15 @@ from pydantic import ValidationError
 
 from app.engine.errors import EngineError
 from app.engine.hidden import has_commitment
-from app.engine.odds import Luck, Odds, luck
+from app.engine.odds import Luck, Odds, luck, luck_by_value
 from app.engine.registry import Registry
 
 
-def entry_odds(view: dict[str, Any], registry: Registry) -> tuple[Odds, str] | None:
-    """The odds of an entry as the caller sees it, and the outcome it got; None for a
-    redacted entry, a kind without odds, or an entry holding values the caller may not
-    read (FAIR-18: odds from an NPC's committed values would leak them)."""
+def entry_odds(view: dict[str, Any], registry: Registry) -> tuple[Odds, str | int] | None:
+    """The odds of an entry as the caller sees it, and the outcome it got (its code, or the
+    value its odds rank it by); None for a redacted entry, a kind without odds, or an entry
+    holding values the caller may not read (FAIR-18: odds from an NPC's committed values
+    would leak them)."""
     if view.get("redacted") or has_commitment(view.get("request")):
         return None
     if has_commitment(view.get("result")):
@@ -24,14 +25,17 @@ def entry_odds(view: dict[str, Any], registry: Registry) -> tuple[Odds, str] | N
     try:
         rules = registry.for_entry(view)
         kind = rules.kind
-        if kind.odds is None or kind.outcome is None:
+        if kind.odds is None:
             return None
         request = kind.parse_request(view["request"])
         result = kind.parse_result(view["result"])
-        outcome = kind.outcome(result)
-        if outcome is None:
-            return None
-        return kind.odds(request, rules.version), outcome.code
+        odds = kind.odds(request, rules.version)
+        if odds.ranked_by is not None:
+            value = getattr(result, odds.ranked_by, None)
+            return (odds, value) if isinstance(value, int) else None
+        outcome = kind.outcome(result) if kind.outcome is not None else None
+        code = outcome.code if outcome is not None else odds.no_outcome
+        return None if code is None else (odds, code)
     except (EngineError, ValidationError, KeyError):
         return None
 
@@ -42,7 +46,7 @@ def entry_luck(view: dict[str, Any], registry: Registry) -> Luck | None:
         return None
     odds, outcome = found
     try:
-        return luck(odds, outcome)
+        return luck_by_value(odds, outcome) if isinstance(outcome, int) else luck(odds, outcome)
     except EngineError:
         return None
 

@@ -17,14 +17,13 @@ from fractions import Fraction
 from typing import Any
 
 from pydantic import ValidationError
-from scipy.special import chdtrc  # the chi-square distribution's survival function
 from sqlalchemy import select
 from sqlmodel import Session
 
 from app.engine.audit import canonical_json
 from app.engine.errors import EngineError
 from app.engine.hidden import has_commitment, open_commitments
-from app.engine.odds import luck
+from app.engine.odds import Odds, luck, luck_by_value
 from app.engine.registry import Registry, Rules
 from app.models import LogEntry
 from app.services.access import CampaignAccess
@@ -99,10 +98,18 @@ def fit(observed: list[int], expected: list[float]) -> dict[str, Any] | None:
     return {
         "statistic": statistic,
         "degrees_of_freedom": dof,
-        "p_value": float(chdtrc(dof, statistic)),
+        "p_value": chi_square_survival(dof, statistic),
         "approximate": any(e < SMALL_EXPECTED for _, e in possible),
         "note": None,
     }
+
+
+def chi_square_survival(degrees_of_freedom: int, statistic: float) -> float:
+    """P(X >= statistic) for X chi-square distributed: scipy's, imported on first use (it
+    adds most of a second to a process's start)."""
+    from scipy.special import chdtrc
+
+    return float(chdtrc(degrees_of_freedom, statistic))
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,8 @@ class _Known:
     order: tuple[str, ...]
     probability: dict[str, float]
     percentile: dict[str, float]
+    no_outcome: str | None  # the code of a result the rules give no outcome (unhurt)
+    ranked: Odds | None  # a kind without outcomes: its odds rank a result by a value
 
 
 class _Odds:
@@ -148,6 +157,8 @@ class _Odds:
                     order=codes,
                     probability={item.code: float(Fraction(item.exact)) for item in odds.outcomes},
                     percentile={code: luck(odds, code).percentile for code in codes},
+                    no_outcome=odds.no_outcome,
+                    ranked=odds if odds.ranked_by is not None else None,
                 )
             except (EngineError, ValidationError):
                 self._odds[key] = None
@@ -213,29 +224,39 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
         tally = kinds.setdefault(row.kind, _KindTally())
         tally.rolls += 1
         rules = odds.rules(row)
-        if rules is None or rules.kind.outcome is None:
+        if rules is None:
             continue
         try:
-            outcome = rules.kind.outcome(rules.kind.parse_result(row.result))
+            result = rules.kind.parse_result(row.result)
         except (EngineError, ValidationError):
             continue
-        if outcome is None:
+        known = odds.of(rules, row) if row.readable else None
+        if known is not None and known.ranked is not None:
+            # Generic dice: no outcomes to compare, a luck percentile by the total.
+            value = getattr(result, known.ranked.ranked_by or "", None)
+            if isinstance(value, int):
+                percentile = luck_by_value(known.ranked, value).percentile
+                tally.with_odds += 1
+                tally.percentiles += percentile
+                percentile_sum += percentile
+                lucky += 1
             continue
-        tally.observed[outcome.code] = tally.observed.get(outcome.code, 0) + 1
-        if outcome.code not in tally.order:
-            tally.order.append(outcome.code)
-        if not row.readable:
+        found = rules.kind.outcome(result) if rules.kind.outcome is not None else None
+        code = found.code if found is not None else known.no_outcome if known else None
+        if code is None:
             continue
-        known = odds.of(rules, row)
-        if known is None or outcome.code not in known.percentile:
+        tally.observed[code] = tally.observed.get(code, 0) + 1
+        if code not in tally.order:
+            tally.order.append(code)
+        if known is None or code not in known.percentile:
             continue  # no odds, or an outcome they do not define: counted, not compared
         tally.with_odds += 1
-        tally.compared[outcome.code] = tally.compared.get(outcome.code, 0) + 1
-        for code, p in known.probability.items():
-            tally.expected[code] = tally.expected.get(code, 0.0) + p
+        tally.compared[code] = tally.compared.get(code, 0) + 1
+        for expected_code, p in known.probability.items():
+            tally.expected[expected_code] = tally.expected.get(expected_code, 0.0) + p
         if tally.order[: len(known.order)] != list(known.order):
             tally.order = [*known.order, *(c for c in tally.order if c not in known.order)]
-        percentile = known.percentile[outcome.code]
+        percentile = known.percentile[code]
         tally.percentiles += percentile
         percentile_sum += percentile
         lucky += 1

@@ -240,10 +240,14 @@ def test_COIN_3_odds_refuse_a_flip_the_rules_refuse(table):
     assert refused["rule"] == "COIN-3"
 
 
-def test_a_kind_without_odds_is_refused_with_what_has_them(table):
-    body = {"kind": "dice", "notation": "2d6+1"}
-    refused = assert_problem(table.post("/odds", table.player, body), 422, "odds for dice")
-    assert "not computed yet" in refused["detail"] and "coin.flip" in refused["detail"]
+def test_a_kind_without_odds_is_refused_with_what_has_them(session):
+    unpriced = dataclasses.replace(coin.FLIP, odds=None)
+    registry = Registry([*RULESETS, dataclasses.replace(coin.RULESET, kinds=(unpriced,))])
+    with client_for(session, registry) as client:
+        table = make_table(client)
+        response = table.post("/odds", table.player, table.flip())
+    refused = assert_problem(response, 422, "odds for coin.flip")
+    assert "not computed yet" in refused["detail"] and "dice" in refused["detail"]
 
 
 def test_FAIR_18_a_player_gets_no_odds_read_from_an_npc_sheet(table):
@@ -277,7 +281,13 @@ def test_luck_of_each_flip_with_odds_only_when_asked(table):
         assert by_seq[flip["seq"]]["luck"] == expected
         one = table.get(f"/rolls/{flip['seq']}?with_odds=true", table.player)
         assert one["luck"] == expected
-    assert by_seq[rolled_dice["seq"]].get("luck") is None  # no odds for dice yet
+    # Generic dice rank by their total: 1d6 showing f is at (f - 1 + 1/2) / 6.
+    face = rolled_dice["result"]["total"]
+    assert by_seq[rolled_dice["seq"]]["luck"] == {
+        "outcome": str(face),
+        "probability": 1 / 6,
+        "percentile": (face - 0.5) / 6 * 100,
+    }
     in_log = table.get("/log?with_odds=true&kind=coin.", table.gm)["data"]
     assert [entry["luck"]["outcome"] for entry in in_log] == [
         "won" if flip["result"]["won"] else "lost" for flip in flips

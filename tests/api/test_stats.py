@@ -80,7 +80,7 @@ def test_counts_expected_outcomes_luck_and_faces(table):
         table.post("/rolls", table.gm, {"kind": "dice", "notation": "2d6"}).json() for _ in range(3)
     ]
     answer = stats(table, table.gm)
-    assert answer["rolls"] == 15 and answer["rolls_with_odds"] == 12
+    assert answer["rolls"] == 15 and answer["rolls_with_odds"] == 15
     coin_stats = kind_stats(answer, "coin.flip")
     won = sum(1 for flip in made if flip["result"]["won"])
     assert coin_stats["rolls"] == 12 and coin_stats["rolls_with_odds"] == 12
@@ -93,10 +93,19 @@ def test_counts_expected_outcomes_luck_and_faces(table):
     # COIN-1's lost is the worse outcome: percentile 25, won 75.
     mean = (25 * (12 - won) + 75 * won) / 12
     assert coin_stats["mean_luck_percentile"] == pytest.approx(mean)
-    assert answer["mean_luck_percentile"] == pytest.approx(mean)
+    # Generic dice have no outcomes: they rank by their total, P(less) + P(equal) / 2.
+    ways = {total: 6 - abs(total - 7) for total in range(2, 13)}
+
+    def percentile(total: int) -> float:
+        return (sum(ways[v] for v in ways if v < total) + ways[total] / 2) / 36 * 100
+
+    dice_luck = [percentile(roll["result"]["total"]) for roll in dice]
     dice_stats = kind_stats(answer, "dice")
-    assert dice_stats["rolls"] == 3 and dice_stats["rolls_with_odds"] == 0
-    assert dice_stats["fit"] is None and dice_stats["mean_luck_percentile"] is None
+    assert dice_stats["rolls"] == 3 and dice_stats["rolls_with_odds"] == 3
+    assert dice_stats["fit"] is None
+    assert dice_stats["mean_luck_percentile"] == pytest.approx(sum(dice_luck) / 3)
+    overall = (25 * (12 - won) + 75 * won + sum(dice_luck)) / 15
+    assert answer["mean_luck_percentile"] == pytest.approx(overall)
     # Every die drawn, by size.
     by_sides = {item["sides"]: item for item in answer["dice"]}
     d2 = Counter(draw["face"] for flip in made for draw in flip["draws"])

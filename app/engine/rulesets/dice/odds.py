@@ -13,13 +13,11 @@ from app.engine.dicenotation.ast import Dice, groups
 from app.engine.dicenotation.bounds import MAX_DICE
 from app.engine.dicenotation.evaluate import MAX_EXPLOSIONS, MAX_REROLLS
 from app.engine.dicenotation.odds import notation_odds
-from app.engine.errors import InvalidInput
 from app.engine.odds import Odds, distribution
 
 if TYPE_CHECKING:
     from app.engine.rulesets.dice import DiceRequest
 
-NOTATION_V2 = 2
 CAPS_NOTE = (
     f"Once {MAX_DICE} dice are drawn, rerolls and explosions stop; these odds leave that cap "
     f"out (they do count a die rerolling at most {MAX_REROLLS} times and exploding at most "
@@ -38,8 +36,8 @@ def most_dice(group: Dice) -> int:
 
 
 def dice_odds(request: DiceRequest, version: RulesVersion) -> Odds:
-    if version < NOTATION_V2:
-        raise InvalidInput("odds are given for the dice notation of rules version 2 on")
+    # Version 1's notation (NdS, NdSkhK, NdSklK, integers, + and -) reads the same under
+    # version 2's grammar, die for die: its odds are the same.
     return _odds(request.notation)
 
 
@@ -52,4 +50,4 @@ def _odds(notation: str) -> Odds:
         distributions.append(distribution("successes", successes.fractions()))
     # Exact unless the dice could reach the cap on dice in all.
     notes = [CAPS_NOTE] if sum(most_dice(g) for g in groups(parsed.expr)) > MAX_DICE else []
-    return Odds(outcomes=[], distributions=distributions, notes=notes)
+    return Odds(outcomes=[], distributions=distributions, notes=notes, ranked_by="total")

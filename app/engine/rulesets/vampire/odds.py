@@ -230,4 +230,5 @@ def damage_odds(request: VampireDamageRequest, version: RulesVersion) -> Odds:
             distribution("beyond", beyond),
         ],
         notes=notes,
+        no_outcome=UNHURT,
     )
