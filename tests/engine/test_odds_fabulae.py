@@ -1,0 +1,392 @@
+"""Issue 21: the exact odds of the Fabulae Tenebris rolls against a brute force of every
+face sequence through each kind's own `resolve` (FAB-10..15, FAB-36, FAB-42..44,
+FAB-60..68), and against sampling from the real dice stream."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from app.engine.contract import RollKind
+from app.engine.dice import HmacDiceStream
+from app.engine.errors import InvalidInput, RuleRefusal
+from app.engine.odds import Odds, enumerate_paths
+from app.engine.rulesets.fabulae.action import ACTION, OPPOSED
+from app.engine.rulesets.fabulae.damage import ATTACK
+from app.engine.rulesets.fabulae.opposing import OPPOSE
+from app.engine.rulesets.fabulae.stress import PANIC_ROLL, STRESS_RESIST
+from tests.engine.fabulae import combat
+from tests.engine.fabulae.core import (
+    ALLY,
+    char,
+    clock,
+    make_sheet,
+    opposed_req,
+    roll_inputs,
+)
+
+P = pytest.param
+VERSIONS = (1, 2)
+Counted = dict[str, Callable[[Any], int]]
+
+
+def exact(odds: Odds) -> tuple[dict[str, Fraction], dict[str, dict[int, Fraction]]]:
+    outcomes = {o.code: Fraction(o.exact) for o in odds.outcomes}
+    laws = {d.name: {v.value: Fraction(v.exact) for v in d.values} for d in odds.distributions}
+    return outcomes, laws
+
+
+def brute(
+    kind: RollKind[Any, Any, Any], request: Any, version: int, counted: Counted
+) -> tuple[dict[str, Fraction], dict[str, dict[int, Fraction]]]:
+    """Every face sequence through the kind's own resolve, weighted by its probability."""
+    outcomes: dict[str, Fraction] = defaultdict(Fraction)
+    laws: dict[str, dict[int, Fraction]] = {name: defaultdict(Fraction) for name in counted}
+    for weight, resolution in enumerate_paths(
+        lambda dice: kind.resolve(request, dice, version), max_dice=14
+    ):
+        assert resolution is not None, "no chain is cut: a Fabulae roll draws a fixed number"
+        result = resolution.result
+        outcomes[kind.outcome(result).code] += weight
+        for name, count in counted.items():
+            laws[name][count(result)] += weight
+    return dict(outcomes), {name: dict(law) for name, law in laws.items()}
+
+
+def assert_agrees(
+    kind: RollKind[Any, Any, Any], body: dict[str, Any], version: int, counted: Counted
+) -> Odds:
+    request = kind.request.model_validate(body)
+    assert kind.odds is not None
+    odds = kind.odds(request, version)
+    outcomes, laws = exact(odds)
+    forced_outcomes, forced_laws = brute(kind, request, version, counted)
+    # Every outcome the brute force met is in the odds with the same exact probability;
+    # those it never met have probability 0 there.
+    assert {c: p for c, p in outcomes.items() if p} == forced_outcomes
+    assert sum(outcomes.values()) == 1
+    for name, law in forced_laws.items():
+        assert laws[name] == {v: p for v, p in law.items() if p}, name
+    codes = [o.code for o in odds.outcomes]
+    assert len(set(codes)) == len(codes)
+    return odds
+
+
+def panic_count(*sides: Any) -> int:
+    return sum(1 for side in sides if side is not None and side.outcome == "panic")
+
+
+TEST_COUNTED: Counted = {
+    "sixes": lambda r: r.sixes,
+    "prouesses": lambda r: r.feats,
+    "panics": lambda r: panic_count(r),
+}
+
+
+# --- the basic test (FAB-10..15, FAB-42) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("attribute", "stress", "roll"),
+    [
+        P(1, 0, roll_inputs(), id="one-die"),
+        P(3, 0, roll_inputs(), id="three-dice"),
+        P(2, 1, roll_inputs(), id="stress-1"),
+        P(1, 3, roll_inputs(), id="stress-3"),
+        P(1, 1, roll_inputs(helpers=2), id="helpers"),
+        P(3, 1, roll_inputs(difficulty="almost_impossible"), id="FAB-12-almost-impossible"),
+        P(2, 1, roll_inputs(difficulty="very_hard"), id="FAB-12-very-hard"),
+        P(2, 2, roll_inputs(difficulty="almost_impossible"), id="FAB-14-impossible"),
+        P(1, 0, roll_inputs(modifiers=[{"source": "gm", "dice": -1}]), id="FAB-14-zero"),
+        P(2, 1, roll_inputs(modifiers=[{"source": "gm", "dice": 2}]), id="FAB-14-bonus"),
+        P(1, 2, roll_inputs("physique", "combat"), id="skill-0"),
+    ],
+)
+def test_FAB_11_42_action_odds_match_brute_force(
+    attribute: int, stress: int, roll: dict[str, Any], version: int
+) -> None:
+    sheet = make_sheet({"physique": attribute}, stress=stress)
+    body = {**clock(), "character": char(sheet), "roll": roll}
+    assert_agrees(ACTION, body, version, TEST_COUNTED)
+
+
+def test_FAB_42_action_odds_closed_form() -> None:
+    """Two dice and one stress die: Panic 1/6; else success unless no six anywhere."""
+    sheet = make_sheet({"physique": 2}, stress=1)
+    request = ACTION.request.model_validate(
+        {**clock(), "character": char(sheet)} | {"roll": roll_inputs()}
+    )
+    assert ACTION.odds is not None
+    outcomes, laws = exact(ACTION.odds(request, 2))
+    assert outcomes["panic"] == Fraction(1, 6)
+    assert outcomes["failure"] == Fraction(5, 6) ** 2 * Fraction(4, 6)
+    assert outcomes["success"] == 1 - outcomes["panic"] - outcomes["failure"]
+    assert outcomes["impossible"] == 0
+    assert laws["panics"] == {0: Fraction(5, 6), 1: Fraction(1, 6)}
+    assert laws["prouesses"][2] == Fraction(1, 6) ** 3
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(("physique", "stress"), [(1, 0), (2, 1), (1, 3), (2, 2), (0, 1)])
+def test_FAB_43_stress_resist_odds_match_brute_force(
+    physique: int, stress: int, version: int
+) -> None:
+    sheet = make_sheet({"physique": physique}, {"resistance": 1}, stress=stress)
+    body = {**clock(), "character": char(sheet), "roll": roll_inputs("physique", "resistance")}
+    counted = TEST_COUNTED | {"stress_lowered": lambda r: r.stress_lowered or 0}
+    assert_agrees(STRESS_RESIST, body, version, counted)
+
+
+def test_FAB_73_stress_resist_odds_refused_without_sleep() -> None:
+    sheet = make_sheet({"physique": 1}, {"resistance": 1}, stress=2, deprived=["sleep"])
+    body = {**clock(), "character": char(sheet), "roll": roll_inputs("physique", "resistance")}
+    request = STRESS_RESIST.request.model_validate(body)
+    assert STRESS_RESIST.odds is not None
+    with pytest.raises(RuleRefusal):
+        STRESS_RESIST.odds(request, 2)
+
+
+# --- the opposed roll (FAB-36) --------------------------------------------------------------
+
+OPPOSED_COUNTED: Counted = {
+    "net": lambda r: r.net,
+    "prouesses": lambda r: r.feats,
+    "panics": lambda r: panic_count(r.active, r.passive),
+}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("active", "passive", "active_roll"),
+    [
+        P((1, 0), (1, 0), roll_inputs(), id="one-each"),
+        P((2, 1), (2, 0), roll_inputs(), id="active-stress"),
+        P((2, 0), (1, 2), roll_inputs(), id="passive-stress"),
+        P((1, 1), (1, 1), roll_inputs(helpers=1), id="both-stress"),
+        P((3, 0), (0, 1), roll_inputs(), id="FAB-14-passive-impossible"),
+        P((1, 1), (2, 0), roll_inputs(difficulty="very_hard"), id="FAB-14-active-impossible"),
+        P((3, 0), (1, 1), roll_inputs(), id="prouesse"),
+    ],
+)
+def test_FAB_36_opposed_odds_match_brute_force(
+    active: tuple[int, int], passive: tuple[int, int], active_roll: dict[str, Any], version: int
+) -> None:
+    body = opposed_req(
+        make_sheet({"physique": active[0]}, stress=active[1]),
+        make_sheet({"physique": passive[0]}, stress=passive[1]),
+        active_roll,
+    )
+    for kind in (OPPOSED, OPPOSE):
+        assert_agrees(kind, body, version, OPPOSED_COUNTED)
+
+
+def test_FAB_36_opposed_odds_note_the_passive_answer() -> None:
+    """A passive side that answers with its own talents: these odds take the request's."""
+    body = opposed_req(make_sheet({"physique": 1}), make_sheet({"physique": 1}))
+    request = OPPOSED.request.model_validate(body | {"passive_answers": True})
+    assert OPPOSED.odds is not None
+    odds = OPPOSED.odds(request, 2)
+    assert any("FAB-36" in note for note in odds.notes)
+    outcomes, _ = exact(odds)
+    # One die each: the active side wins only on 6 against a non-six.
+    assert outcomes["success"] == Fraction(1, 6) * Fraction(5, 6)
+
+
+# --- the attack (FAB-60..68) ---------------------------------------------------------------
+
+LESS = [{"source": "gm", "dice": -1}]
+BARRIER = {"source": "barrier", "caster_id": ALLY, "scene": 7, "armor": 1}
+ENCHANTED = {"source": "enchant_weapon", "caster_id": ALLY, "scene": 7, "net_damage": 1}
+RESIZED = {"source": "resize", "caster_id": ALLY, "scene": 7, "melee_damage": -2}
+
+
+def attack_hits(result: Any) -> int:
+    return sum(1 for attack in result.attacks or [] if attack.hit)
+
+
+ATTACK_COUNTED: Counted = {
+    "damage": lambda r: sum(a.through or 0 for a in r.attacks or [] if a.hit),
+    "panics": lambda r: (
+        int(bool(r.panic) or any(a.roll.active.outcome == "panic" for a in r.attacks or []))
+        + int(any(a.roll.passive.outcome == "panic" for a in r.attacks or []))
+    ),
+}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("attacker", "target", "mode", "weapon", "inputs"),
+    [
+        P({}, {}, "ranged", "revolver", {"modifiers": LESS}, id="one-die-shot"),
+        P({"stress": 1}, {}, "ranged", "revolver", {"modifiers": LESS}, id="shooter-stress"),
+        P({}, {}, "ranged", "revolver", {}, id="two-dice-shot"),
+        P(
+            {},
+            {"armor": {"id": "guard_mail", "value": 2}},
+            "ranged",
+            "revolver",
+            {"modifiers": LESS},
+            id="FAB-67-armor",
+        ),
+        P({}, {}, "ranged", "revolver", {"modifiers": LESS, "cover": 3}, id="FAB-67-cover"),
+        P(
+            {},
+            {"active_effects": [BARRIER]},
+            "ranged",
+            "revolver",
+            {"modifiers": LESS},
+            id="FAB-102-barrier",
+        ),
+        P(
+            {"active_effects": [ENCHANTED]},
+            {"armor": {"id": "leather_coat", "value": 1}},
+            "ranged",
+            "revolver",
+            {"modifiers": LESS},
+            id="FAB-102-enchant",
+        ),
+        P({}, {}, "melee", "wrench", {"modifiers": LESS}, id="melee-undefended"),
+        P(
+            {},
+            {"stress": 1},
+            "melee",
+            "wrench",
+            {"modifiers": LESS, "defense": "parry"},
+            id="FAB-62-parry",
+        ),
+        P(
+            {"stress": 1},
+            {"skills": {"athletisme": 0}},
+            "melee",
+            "wrench",
+            {"modifiers": LESS, "defense": "dodge"},
+            id="FAB-62-dodge",
+        ),
+        P(
+            {"active_effects": [RESIZED]},
+            {},
+            "melee",
+            "wrench",
+            {"modifiers": LESS},
+            id="FAB-102-resize-negative",
+        ),
+        P(
+            {"talents": ["cogneur"]},
+            {"armor": {"id": "leather_coat", "value": 1}},
+            "melee",
+            "bare_hands",
+            {"modifiers": [{"source": "gm", "dice": 1}]},
+            id="FAB-90-cogneur",
+        ),
+        P(
+            {},
+            {},
+            "ranged",
+            "revolver",
+            {"modifiers": [{"source": "gm", "dice": -2}]},
+            id="FAB-14-impossible",
+        ),
+    ],
+)
+def test_FAB_60_68_attack_odds_match_brute_force(
+    attacker: dict[str, Any],
+    target: dict[str, Any],
+    mode: str,
+    weapon: str,
+    inputs: dict[str, Any],
+    version: int,
+) -> None:
+    shooter = combat.attacker_sheet(**attacker)
+    body = combat.attack_req(
+        shooter, combat.make_sheet(**target), mode, weapon, target_kind="pc", **inputs
+    )
+    assert_agrees(ATTACK, body, version, ATTACK_COUNTED)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("burst", "ammo", "armor"),
+    [(2, 8, 0), (2, 2, 1), (3, 2, 0), (3, 8, 0)],
+)
+def test_FAB_65_burst_odds_match_brute_force(burst: int, ammo: int, armor: int, version: int):
+    """A burst: the rounds spent are rolled, each attack opposed, armor wears between hits."""
+    shooter = combat.attacker_sheet(weapons=[{"id": "repeating_rifle", "ammo": ammo}])
+    worn = {"armor": {"id": "leather_coat", "value": armor}} if armor else {}
+    body = combat.attack_req(
+        shooter,
+        combat.make_sheet(**worn),
+        "ranged",
+        "repeating_rifle",
+        target_kind="pc",
+        burst=burst,
+        burst_fire=True,
+        modifiers=LESS,
+    )
+    assert_agrees(ATTACK, body, version, ATTACK_COUNTED)
+
+
+def test_FAB_62_attack_odds_wait_for_the_defense() -> None:
+    body = combat.attack_req(combat.attacker_sheet(), combat.make_sheet(), "melee", "wrench")
+    request = ATTACK.request.model_validate(body | {"defense": None})
+    assert ATTACK.odds is not None
+    with pytest.raises(InvalidInput, match="FAB-62"):
+        ATTACK.odds(request, 2)
+
+
+# --- the panic roll (FAB-44) ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("stress", "talents", "modifier"),
+    [(0, [], 0), (3, [], 0), (5, ["cool_head"], 0), (8, [], 3), (12, [], 0), (6, [], -3)],
+)
+def test_FAB_44_panic_odds_match_brute_force(
+    stress: int, talents: list[str], modifier: int, version: int
+) -> None:
+    sheet = make_sheet(stress=stress, talents=talents)
+    allies = [char(make_sheet(), ALLY)]
+    body = {**clock(), "character": char(sheet), "allies": allies, "modifier": modifier}
+    assert_agrees(PANIC_ROLL, body, version, {"score": lambda r: r.score})
+
+
+# --- sampling from the real stream ------------------------------------------------------------
+
+
+def chi_square_survival(statistic: float, freedom: int) -> float:
+    """P(X >= statistic) for a chi-square with `freedom` degrees: the regularised upper
+    incomplete gamma Q(k/2, x/2), by its series (freedom is small here)."""
+    a, x = freedom / 2, statistic / 2
+    term = total = 1 / a
+    n = 0
+    while abs(term) > 1e-15 * total:
+        n += 1
+        term *= x / (a + n)
+        total += term
+    lower = total * math.exp(-x + a * math.log(x) - math.lgamma(a))
+    return max(0.0, 1 - lower)
+
+
+def test_odds_agree_with_the_real_stream() -> None:
+    """10,000 opposed rolls from the campaign stream against the exact odds (FAB-36)."""
+    body = opposed_req(make_sheet({"physique": 3}, stress=1), make_sheet({"physique": 2}, stress=1))
+    request = OPPOSED.request.model_validate(body)
+    assert OPPOSED.odds is not None
+    outcomes, _ = exact(OPPOSED.odds(request, 2))
+    draws = 10_000
+    seen: Counter[str] = Counter()
+    for nonce in range(draws):
+        stream = HmacDiceStream(bytes(range(32)), "fabulae-odds", 1, "chi", nonce)
+        seen[OPPOSED.outcome(OPPOSED.resolve(request, stream, 2).result).code] += 1
+    live = {code: p for code, p in outcomes.items() if p}
+    assert set(seen) <= set(live)
+    statistic = sum(
+        (seen[code] - draws * float(p)) ** 2 / (draws * float(p)) for code, p in live.items()
+    )
+    assert chi_square_survival(statistic, len(live) - 1) > 0.001, (statistic, seen)
