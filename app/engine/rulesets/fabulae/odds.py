@@ -12,7 +12,7 @@ ways with a 1.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
@@ -35,6 +35,9 @@ PUSH_NOTE: Final = (
     "a push (FAB-30..37) the player may choose after the dice is left out: these are the "
     "odds of the roll as first made"
 )
+IMPOSSIBLE_NOTE: Final = (
+    "FAB-14: the pool is 0 or less, so the action is impossible; no die is drawn"
+)
 PANIC_NOTE: Final = (
     "a stress 1 sets off a panic roll (FAB-42, fabulae.panic), a follow-on roll with its own "
     "odds; `panics` counts those this roll sets off"
@@ -44,78 +47,102 @@ PANIC_NOTE: Final = (
 Side = Mapping[tuple[bool, int], Fraction]
 
 
+def poly_mul(p: Sequence[int], q: Sequence[int]) -> list[int]:
+    """The exact product of two polynomials with non-negative integer coefficients, by
+    Kronecker substitution: one big-integer product instead of len(p)·len(q) ones."""
+    bound = max(p) * max(q) * min(len(p), len(q))
+    width = bound.bit_length() // 8 + 1
+    size = len(p) + len(q) - 1
+
+    def pack(coefficients: Sequence[int]) -> int:
+        packed = b"".join(c.to_bytes(width, "little") for c in coefficients)
+        return int.from_bytes(packed, "little")
+
+    raw = (pack(p) * pack(q)).to_bytes(width * size, "little")
+    return [int.from_bytes(raw[i * width : (i + 1) * width], "little") for i in range(size)]
+
+
+def binomial_row(count: int, others: int) -> list[int]:
+    """The ways `count` dice show k sixes (k = 0..count) when `others` faces are no six."""
+    return [comb(count, k) * others ** (count - k) for k in range(count + 1)]
+
+
 @lru_cache(maxsize=1024)
-def side_law(pool: int, stress: int) -> tuple[tuple[tuple[bool, int], Fraction], ...]:
-    """FAB-11, FAB-15, FAB-42: the joint law of (a stress die showed 1, sixes on every die)
-    of `pool` dice and `stress` stress dice (pool >= 1)."""
-    ways: dict[tuple[bool, int], int] = defaultdict(int)
-    for k in range(pool + 1):
-        pool_ways = comb(pool, k) * 5 ** (pool - k)
-        for j in range(stress + 1):
-            calm = comb(stress, j) * 4 ** (stress - j)
-            ways[(False, k + j)] += pool_ways * calm
-            ways[(True, k + j)] += pool_ways * (comb(stress, j) * 5 ** (stress - j) - calm)
-    total = 6 ** (pool + stress)
-    return tuple((key, Fraction(count, total)) for key, count in sorted(ways.items()) if count)
+def side_counts(pool: int, stress: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """FAB-11, FAB-15, FAB-42: the ways (out of 6^(pool+stress)) that `pool` dice and
+    `stress` stress dice show k sixes with no stress 1 (calm), and with one (panic)."""
+    total = binomial_row(pool + stress, 5)
+    calm = poly_mul(binomial_row(pool, 5), binomial_row(stress, 4))
+    return tuple(calm), tuple(t - c for t, c in zip(total, calm, strict=True))
 
 
 def side(pool: int, stress: int) -> Side | None:
     """A side's law, None when its pool is 0 or less (FAB-14: no die is drawn)."""
-    return dict(side_law(pool, stress)) if pool > 0 else None
+    if pool <= 0:
+        return None
+    calm, panic = side_counts(pool, stress)
+    whole = 6 ** (pool + stress)
+    law = {(False, k): Fraction(c, whole) for k, c in enumerate(calm) if c}
+    law.update({(True, k): Fraction(c, whole) for k, c in enumerate(panic) if c})
+    return law
 
 
-def test_outcome(panic: bool, sixes: int) -> str:
-    """pools.read_dice: Panic first, then any six succeeds."""
-    return "panic" if panic else "success" if sixes else "failure"
+def over(counts: Mapping[int, int], whole: int) -> dict[int, Fraction]:
+    return {value: Fraction(count, whole) for value, count in counts.items() if count}
 
 
-def laws(pairs: Iterable[tuple[int, Fraction]]) -> dict[int, Fraction]:
-    law: dict[int, Fraction] = defaultdict(Fraction)
-    for value, p in pairs:
-        law[value] += p
-    return dict(law)
+def tally(pairs: Iterable[tuple[int, int]]) -> dict[int, int]:
+    law: dict[int, int] = defaultdict(int)
+    for value, count in pairs:
+        law[value] += count
+    return law
 
 
 def ordered(codes: Iterable[str], weights: Mapping[str, Fraction]) -> list[tuple[str, Fraction]]:
     return [(code, weights.get(code, Fraction(0))) for code in codes]
 
 
-def test_odds(rolled: Side | None, extra: Iterable[tuple[str, dict[int, Fraction]]] = ()) -> Odds:
-    """A test's outcomes, its sixes, its Prouesses (FAB-11) and the panics it sets off."""
-    if rolled is None:
-        certain = {0: Fraction(1)}
-        named = [("sixes", certain), ("prouesses", certain), ("panics", certain)]
-        named += [(name, certain) for name, _ in extra]
-        return Odds(
-            outcomes=outcome_odds(ordered(TEST_OUTCOMES, {"impossible": Fraction(1)})),
-            distributions=[distribution(name, law) for name, law in named],
-            notes=["FAB-14: the pool is 0 or less, so the action is impossible; no die is drawn"],
-        )
-    weights = laws_by_code(rolled)
-    named = [
-        ("sixes", laws((sixes, p) for (_, sixes), p in rolled.items())),
-        (
-            "prouesses",
-            laws(
-                (max(0, sixes - 1) if test_outcome(panic, sixes) == "success" else 0, p)
-                for (panic, sixes), p in rolled.items()
-            ),
-        ),
-        ("panics", laws((int(panic), p) for (panic, _), p in rolled.items())),
-        *extra,
-    ]
+def impossible_odds(names: Iterable[str], codes: Iterable[str], note: str) -> Odds:
+    """FAB-14: a pool of 0 or less draws no die: the outcome is certain."""
+    certain = {0: Fraction(1)}
     return Odds(
-        outcomes=outcome_odds(ordered(TEST_OUTCOMES, weights)),
-        distributions=[distribution(name, law) for name, law in named],
+        outcomes=outcome_odds([(code, Fraction(code == "impossible")) for code in codes]),
+        distributions=[distribution(name, certain) for name in names],
+        notes=[note],
+    )
+
+
+@lru_cache(maxsize=512)
+def test_odds(pool: int, stress: int, resisted: int | None = None) -> Odds:
+    """A test's outcomes, its sixes, its Prouesses (FAB-11), the panics it sets off (FAB-42)
+    and, when `resisted` is the stress a Résistance test resists, the stress it lowers
+    (FAB-43: each six on a success)."""
+    names = ["sixes", "prouesses", "panics"] + ([] if resisted is None else ["stress_lowered"])
+    if pool <= 0:
+        return impossible_odds(names, TEST_OUTCOMES, IMPOSSIBLE_NOTE)
+    calm, panic = side_counts(pool, stress)
+    whole = 6 ** (pool + stress)
+    calm_all, panic_all = sum(calm), sum(panic)
+    fails = calm[0] + panic_all  # no six, or a Panic: no Prouesse, no stress lowered
+    laws = {
+        "sixes": dict(enumerate(binomial_row(pool + stress, 5))),
+        "prouesses": tally([(0, fails), *((k - 1, c) for k, c in enumerate(calm) if k)]),
+        "panics": {0: calm_all, 1: panic_all},
+    }
+    if resisted is not None:
+        laws["stress_lowered"] = tally(
+            [(0, fails), *((min(resisted, k), c) for k, c in enumerate(calm) if k)]
+        )
+    counts = {"panic": panic_all, "failure": calm[0], "success": calm_all - calm[0]}
+    return Odds(
+        outcomes=outcome_odds(ordered(TEST_OUTCOMES, over_codes(counts, whole))),
+        distributions=[distribution(name, over(laws[name], whole)) for name in names],
         notes=[PUSH_NOTE, PANIC_NOTE],
     )
 
 
-def laws_by_code(rolled: Side) -> dict[str, Fraction]:
-    weights: dict[str, Fraction] = defaultdict(Fraction)
-    for (panic, sixes), p in rolled.items():
-        weights[test_outcome(panic, sixes)] += p
-    return weights
+def over_codes(counts: Mapping[str, int], whole: int) -> dict[str, Fraction]:
+    return {code: Fraction(count, whole) for code, count in counts.items()}
 
 
 # --- fabulae.action (FAB-10..15, FAB-42) ---------------------------------------------------
@@ -125,7 +152,7 @@ def action_odds(request: FabulaeActionRequest, version: RulesVersion) -> Odds:
     """The action roll's odds, from the pool `resolve_action` would roll."""
     check_may_act(request.character, "fabulae.action", version)
     pool = pool_of(request.character, request.roll, request.session)
-    return test_odds(side(pool.pool, pool.stress_dice))
+    return test_odds(pool.pool, pool.stress_dice)
 
 
 # --- fabulae.stress_resist (FAB-43) --------------------------------------------------------
@@ -144,17 +171,7 @@ def stress_resist_odds(request: FabulaeStressResistRequest, version: RulesVersio
             "deprivation (the sheet's `deprived`)",
         )
     pool = pool_of(character, request.roll, request.session)
-    rolled = side(pool.pool, pool.stress_dice)
-    stress = character.sheet.stress
-    lowered = (
-        laws(
-            (min(stress, sixes) if test_outcome(panic, sixes) == "success" else 0, p)
-            for (panic, sixes), p in rolled.items()
-        )
-        if rolled is not None
-        else {0: Fraction(1)}
-    )
-    return test_odds(rolled, [("stress_lowered", lowered)])
+    return test_odds(pool.pool, pool.stress_dice, character.sheet.stress)
 
 
 # --- fabulae.opposed, fabulae.oppose (FAB-36) ----------------------------------------------
@@ -165,64 +182,65 @@ def opposed_odds(request: FabulaeOpposedRequest, version: RulesVersion) -> Odds:
     act scores none (FAB-14, FAB-42); a win by two or more is a Prouesse."""
     check_may_act(request.active.character, "fabulae.opposed", version)
     session = request.session
-    active_pool = pool_of(request.active.character, request.active.roll, session)
-    notes = [PUSH_NOTE, PANIC_NOTE]
-    if active_pool.pool <= 0:
-        certain = {0: Fraction(1)}
-        return Odds(
-            outcomes=outcome_odds(ordered(TEST_OUTCOMES, {"impossible": Fraction(1)})),
-            distributions=[distribution(name, certain) for name in ("net", "prouesses", "panics")],
-            notes=["FAB-14: the active pool is 0 or less; no side rolls"],
+    active = pool_of(request.active.character, request.active.roll, session)
+    if active.pool <= 0:
+        return impossible_odds(
+            ("net", "prouesses", "panics"),
+            TEST_OUTCOMES,
+            "FAB-14: the active pool is 0 or less; no side rolls",
         )
-    passive_pool = pool_of(request.passive.character, request.passive.roll, session)
-    if request.passive_answers:
-        notes.append(
-            "FAB-36: the passive side answers with its own talents and helpers "
-            "(fabulae.oppose); these odds take them as the request gives them"
-        )
-    active = side(active_pool.pool, active_pool.stress_dice)
-    passive = side(passive_pool.pool, passive_pool.stress_dice)
-    assert active is not None
-    # The passive side's scored sixes and whether it panicked.
-    answer = (
-        {(False, 0): Fraction(1)}
-        if passive is None
-        else laws_pairs(
-            ((panic, 0 if panic else sixes), p) for (panic, sixes), p in passive.items()
-        )
+    passive = pool_of(request.passive.character, request.passive.roll, session)
+    odds = opposition_odds(active.pool, active.stress_dice, passive.pool, passive.stress_dice)
+    if not request.passive_answers:
+        return odds
+    note = (
+        "FAB-36: the passive side answers with its own talents and helpers "
+        "(fabulae.oppose); these odds take them as the request gives them"
     )
-    weights: dict[str, Fraction] = defaultdict(Fraction)
-    net: dict[int, Fraction] = defaultdict(Fraction)
-    feats: dict[int, Fraction] = defaultdict(Fraction)
-    panics: dict[int, Fraction] = defaultdict(Fraction)
-    for (active_panic, sixes), p in active.items():
-        scored = 0 if active_panic else sixes
-        for (passive_panic, against), q in answer.items():
-            margin = scored - against
-            both = p * q
-            code = "panic" if active_panic else "success" if margin >= 1 else "failure"
-            weights[code] += both
-            net[margin] += both
-            feats[max(0, margin - 1)] += both
-            panics[int(active_panic) + int(passive_panic)] += both
+    return odds.model_copy(update={"notes": [*odds.notes, note]})
+
+
+def scored(pool: int, stress: int) -> tuple[list[int], int, int]:
+    """The sixes a side scores (none on a Panic or an impossible pool), as ways by count out
+    of 6^dice, with the ways it panics and the dice drawn."""
+    if pool <= 0:
+        return [1], 0, 0
+    calm, panic = side_counts(pool, stress)
+    panic_all = sum(panic)
+    return [calm[0] + panic_all, *calm[1:]], panic_all, pool + stress
+
+
+@lru_cache(maxsize=512)
+def opposition_odds(active: int, active_stress: int, passive: int, passive_stress: int) -> Odds:
+    """pools.opposition over every face: net = scored sixes − scored sixes."""
+    a, a_panic, a_dice = scored(active, active_stress)
+    b, b_panic, b_dice = scored(passive, passive_stress)
+    # net = i − j: the product of a(x) and b reversed, shifted by len(b) − 1.
+    product = poly_mul(a, b[::-1])
+    shift = len(b) - 1
+    whole = 6 ** (a_dice + b_dice)
+    a_all, b_all = 6**a_dice, 6**b_dice
+    net = {index - shift: count for index, count in enumerate(product) if count}
+    wins = sum(count for value, count in net.items() if value >= 1)
+    feats = tally((max(0, value - 1), count) for value, count in net.items())
+    panics = tally(
+        [
+            (0, (a_all - a_panic) * (b_all - b_panic)),
+            (1, a_panic * (b_all - b_panic) + (a_all - a_panic) * b_panic),
+            (2, a_panic * b_panic),
+        ]
+    )
+    counts = {"panic": a_panic * b_all, "success": wins}
+    counts["failure"] = whole - counts["panic"] - wins
     return Odds(
-        outcomes=outcome_odds(ordered(TEST_OUTCOMES, weights)),
+        outcomes=outcome_odds(ordered(TEST_OUTCOMES, over_codes(counts, whole))),
         distributions=[
-            distribution("net", net),
-            distribution("prouesses", feats),
-            distribution("panics", panics),
+            distribution("net", over(net, whole)),
+            distribution("prouesses", over(feats, whole)),
+            distribution("panics", over(panics, whole)),
         ],
-        notes=notes,
+        notes=[PUSH_NOTE, PANIC_NOTE],
     )
-
-
-def laws_pairs(
-    pairs: Iterable[tuple[tuple[bool, int], Fraction]],
-) -> dict[tuple[bool, int], Fraction]:
-    law: dict[tuple[bool, int], Fraction] = defaultdict(Fraction)
-    for key, p in pairs:
-        law[key] += p
-    return dict(law)
 
 
 # --- fabulae.panic (FAB-44) ----------------------------------------------------------------
