@@ -70,8 +70,13 @@ def assert_agrees(
     # those it never met have probability 0 there.
     assert {c: p for c, p in outcomes.items() if p} == forced_outcomes
     assert sum(outcomes.values()) == 1
+    shown = {d.name: d for d in odds.distributions}
     for name, law in forced_laws.items():
         assert laws[name] == {v: p for v, p in law.items() if p}, name
+        mean = sum((v * p for v, p in law.items()), Fraction(0))
+        variance = sum(((v - mean) ** 2 * p for v, p in law.items()), Fraction(0))
+        assert shown[name].mean == pytest.approx(float(mean), rel=1e-12, abs=1e-12)
+        assert shown[name].deviation == pytest.approx(math.sqrt(variance), rel=1e-12, abs=1e-12)
     codes = [o.code for o in odds.outcomes]
     assert len(set(codes)) == len(codes)
     return odds

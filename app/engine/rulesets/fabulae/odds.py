@@ -15,12 +15,19 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
-from math import comb
+from math import comb, sqrt
 from typing import TYPE_CHECKING, Final
 
 from app.engine.contract import RulesVersion
 from app.engine.errors import invalid, refusal
-from app.engine.odds import Odds, distribution, outcome_odds
+from app.engine.odds import (
+    DistributionOdds,
+    Odds,
+    ValueOdds,
+    distribution,
+    fraction_text,
+    outcome_odds,
+)
 from app.engine.rulesets.fabulae.acting import check_may_act
 from app.engine.rulesets.fabulae.pools import CORRECTED, has_talent, pool_of
 
@@ -50,7 +57,7 @@ Side = Mapping[tuple[bool, int], Fraction]
 def poly_mul(p: Sequence[int], q: Sequence[int]) -> list[int]:
     """The exact product of two polynomials with non-negative integer coefficients, by
     Kronecker substitution: one big-integer product instead of len(p)·len(q) ones."""
-    bound = max(p) * max(q) * min(len(p), len(q))
+    bound = max(max(p) * max(q) * min(len(p), len(q)), *p, *q)
     width = bound.bit_length() // 8 + 1
     size = len(p) + len(q) - 1
 
@@ -87,8 +94,22 @@ def side(pool: int, stress: int) -> Side | None:
     return law
 
 
-def over(counts: Mapping[int, int], whole: int) -> dict[int, Fraction]:
-    return {value: Fraction(count, whole) for value, count in counts.items() if count}
+def counted(name: str, counts: Mapping[int, int], whole: int) -> DistributionOdds:
+    """`distribution` from ways out of `whole`: its mean and variance summed in integers,
+    divided once (what the shared one does with a fraction per value)."""
+    if sum(counts.values()) != whole:
+        raise ValueError(f"{name}: the ways sum to {sum(counts.values())}, not {whole}")
+    first = sum(value * count for value, count in counts.items())
+    second = sum(value * value * count for value, count in counts.items())
+    variance = Fraction(second * whole - first * first, whole * whole)
+    values = []
+    for value, count in sorted(counts.items()):
+        if count:
+            p = Fraction(count, whole)
+            values.append(ValueOdds(value=value, probability=float(p), exact=fraction_text(p)))
+    return DistributionOdds(
+        name=name, values=values, mean=float(Fraction(first, whole)), deviation=sqrt(variance)
+    )
 
 
 def tally(pairs: Iterable[tuple[int, int]]) -> dict[int, int]:
@@ -136,7 +157,7 @@ def test_odds(pool: int, stress: int, resisted: int | None = None) -> Odds:
     counts = {"panic": panic_all, "failure": calm[0], "success": calm_all - calm[0]}
     return Odds(
         outcomes=outcome_odds(ordered(TEST_OUTCOMES, over_codes(counts, whole))),
-        distributions=[distribution(name, over(laws[name], whole)) for name in names],
+        distributions=[counted(name, laws[name], whole) for name in names],
         notes=[PUSH_NOTE, PANIC_NOTE],
     )
 
@@ -235,9 +256,9 @@ def opposition_odds(active: int, active_stress: int, passive: int, passive_stres
     return Odds(
         outcomes=outcome_odds(ordered(TEST_OUTCOMES, over_codes(counts, whole))),
         distributions=[
-            distribution("net", over(net, whole)),
-            distribution("prouesses", over(feats, whole)),
-            distribution("panics", over(panics, whole)),
+            counted("net", net, whole),
+            counted("prouesses", feats, whole),
+            counted("panics", panics, whole),
         ],
         notes=[PUSH_NOTE, PANIC_NOTE],
     )

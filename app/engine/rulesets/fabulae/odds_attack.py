@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from fractions import Fraction
-from functools import lru_cache
-from math import comb
+from itertools import accumulate
+from math import lcm
 
 from app.engine.contract import RulesVersion
 from app.engine.errors import InvalidInput, invalid, refusal
@@ -28,45 +28,48 @@ from app.engine.rulesets.fabulae.damage import (
     defense_roll,
     effects_sum,
 )
-from app.engine.rulesets.fabulae.odds import PANIC_NOTE, PUSH_NOTE, side
+from app.engine.rulesets.fabulae.odds import (
+    PANIC_NOTE,
+    PUSH_NOTE,
+    binomial_row,
+    counted,
+    poly_mul,
+    side_counts,
+)
 from app.engine.rulesets.fabulae.pools import CORRECTED, pool_of
 
 ATTACK_OUTCOMES = ("impossible", "miss", "hit")
-# One attack: (attacker panicked, defender panicked, Prouesses of a hit or None) -> p.
-Swing = dict[tuple[bool, bool, int | None], Fraction]
-# The burst so far: (armor value left, damage through, a hit, attacker panicked, defender
-# panicked) -> p.
-State = tuple[int | None, int, bool, bool, bool]
+# FAB-102: net_damage is at least −5, so a hit's damage through plus SHIFT is never negative;
+# every attack's polynomial is indexed by its damage through + SHIFT.
+SHIFT = 5
+# An attack's ways, by what the burst keeps: (defender panicked, hit, armor wears) -> the
+# ways by damage through + SHIFT; the attacker's Panic (which ends the burst) apart.
+Poly = list[int]
 
 
-@lru_cache(maxsize=256)
-def sixes_law(count: int) -> tuple[Fraction, ...]:
-    """The number of sixes on `count` D6, exactly (FAB-67's protection dice)."""
-    return tuple(Fraction(comb(count, k) * 5 ** (count - k), 6**count) for k in range(count + 1))
+def add_poly(
+    into: dict[tuple[bool, bool, bool], Poly], key: tuple[bool, bool, bool], poly: Poly
+) -> None:
+    have = into.get(key)
+    if have is None:
+        into[key] = list(poly)
+        return
+    if len(have) < len(poly):
+        have.extend([0] * (len(poly) - len(have)))
+    for index, count in enumerate(poly):
+        have[index] += count
 
 
-def swing(request: FabulaeAttackRequest, version: RulesVersion, attack: int, stress: int) -> Swing:
-    """FAB-36, FAB-62: one attack's opposed roll against the request's defense."""
-    rolled = side(attack, stress)
-    assert rolled is not None
+def defense_sides(request: FabulaeAttackRequest, version: RulesVersion) -> tuple[Poly, Poly, int]:
+    """The defense's scored sixes (FAB-62) as ways by count, calm and panicked, and its dice."""
     defense = request.defense
-    answer: dict[tuple[bool, int], Fraction] = {(False, 0): Fraction(1)}
     if defense == "parry" or defense == "dodge":
         target = request.target
         parry = pool_of(target, defense_roll(target, defense, version), request.session)
-        passive = side(parry.pool, parry.stress_dice)
-        if passive is not None:
-            answer = defaultdict(Fraction)
-            for (panic, sixes), p in passive.items():
-                answer[(panic, 0 if panic else sixes)] += p
-    law: Swing = defaultdict(Fraction)
-    for (attacker_panic, sixes), p in rolled.items():
-        scored = 0 if attacker_panic else sixes
-        for (defender_panic, against), q in answer.items():
-            net = scored - against
-            feats = net - 1 if not attacker_panic and net >= 1 else None
-            law[(attacker_panic, defender_panic, feats)] += p * q
-    return law
+        if parry.pool > 0:
+            calm, panic = side_counts(parry.pool, parry.stress_dice)
+            return list(calm), [sum(panic)], parry.pool + parry.stress_dice
+    return [1], [0], 0  # no defense, or an impossible one: no six, no die
 
 
 def attack_odds(request: FabulaeAttackRequest, version: RulesVersion) -> Odds:
@@ -114,44 +117,9 @@ def attack_odds(request: FabulaeAttackRequest, version: RulesVersion) -> Odds:
                 attacks[min(burst, min(carried.ammo, face))] += Fraction(1, die)
         elif burst > 1:
             raise invalid("FAB-65", "repeated attacks need burst_fire: true")
-    one = swing(request, version, pool.pool, pool.stress_dice)
-    sheet = attacker.sheet
-    armor = target.sheet.armor
-    extra = effects_sum(target.sheet, "armor")  # FAB-102 barrier
-    net_bonus = effects_sum(sheet, "net_damage")  # FAB-102 enchant_weapon
-    start: State = (armor.value if armor else None, 0, False, False, False)
-    states: dict[State, Fraction] = {start: Fraction(1)}
-    ended: dict[State, Fraction] = defaultdict(Fraction)
-    for number in range(1, max(attacks) + 1):
-        following: dict[State, Fraction] = defaultdict(Fraction)
-        for (value, through, hit, _, defender_panicked), p in states.items():
-            for (attacker_panic, defender_panic, feats), q in one.items():
-                fear = defender_panicked or defender_panic
-                if feats is None:
-                    after: State = (value, through, hit, attacker_panic, fear)
-                    (ended if attacker_panic else following)[after] += p * q
-                    continue
-                damage = damage_of(request, weapon, sheet, feats)
-                count = max(0, (value or 0) + extra) + request.cover
-                for sixes, r in enumerate(sixes_law(count)):
-                    gets = damage - min(damage, sixes)
-                    worn = value - 1 if gets > 0 and value else value
-                    if gets > 0 or version >= CORRECTED:
-                        gets += net_bonus
-                    following[(worn, through + gets, True, False, fear)] += p * q * r
-        # Bursts that stop after this attack.
-        stop = attacks.get(number, Fraction(0))
-        left = sum((w for n, w in attacks.items() if n >= number), Fraction(0))
-        for key, p in following.items():
-            ended[key] += p * stop / left
-        states = {key: p * (left - stop) / left for key, p in following.items() if stop != left}
-    weights: dict[str, Fraction] = defaultdict(Fraction)
-    damage_law: dict[int, Fraction] = defaultdict(Fraction)
-    panics: dict[int, Fraction] = defaultdict(Fraction)
-    for (_, through, hit, attacker_panicked, defender_panicked), p in ended.items():
-        weights["hit" if hit else "miss"] += p
-        damage_law[through] += p
-        panics[int(attacker_panicked) + int(defender_panicked)] += p
+    counts = burst_odds(request, version, pool.pool, pool.stress_dice, attacks)
+    weights, damage_law, panics, whole = counts
+    weights_f = {code: Fraction(count, whole) for code, count in weights.items()}
     notes = [
         PUSH_NOTE,
         PANIC_NOTE,
@@ -159,7 +127,115 @@ def attack_odds(request: FabulaeAttackRequest, version: RulesVersion) -> Odds:
         "choice to absorb them (FAB-34), follow the damage and are not part of these odds",
     ]
     return Odds(
-        outcomes=outcome_odds([(code, weights.get(code, Fraction(0))) for code in ATTACK_OUTCOMES]),
-        distributions=[distribution("damage", damage_law), distribution("panics", panics)],
+        outcomes=outcome_odds(
+            [(code, weights_f.get(code, Fraction(0))) for code in ATTACK_OUTCOMES]
+        ),
+        distributions=[counted("damage", damage_law, whole), counted("panics", panics, whole)],
         notes=notes,
     )
+
+
+def burst_odds(
+    request: FabulaeAttackRequest,
+    version: RulesVersion,
+    pool: int,
+    stress: int,
+    attacks: dict[int, Fraction],
+) -> tuple[dict[str, int], dict[int, int], dict[int, int], int]:
+    """FAB-65..67 over every face: the ways of a hit or a miss, of each total damage through
+    and of each number of panics, out of `whole`."""
+    weapon, _, _ = attack_roll(request, version)
+    sheet, target = request.attacker.sheet, request.target
+    armor = target.sheet.armor
+    extra = effects_sum(target.sheet, "armor")  # FAB-102 barrier
+    bonus = effects_sum(sheet, "net_damage")  # FAB-102 enchant_weapon
+    calm, panic = side_counts(pool, stress)
+    attacker_panic = sum(panic)
+    calm_rows, panic_rows, defense_dice = defense_sides(request, version)
+    defender = {False: calm_rows, True: panic_rows}
+    start = armor.value if armor else None
+    most = max(0, (start or 0) + extra) + request.cover  # armor only wears: the most dice
+    per_attack = 6 ** (pool + stress + defense_dice + most)
+    # Each armor value's transition: ways by (defender panicked, hit, wears) and through.
+    nets = {fear: poly_mul(list(calm), rows[::-1]) for fear, rows in defender.items()}
+    transitions: dict[int | None, dict[tuple[bool, bool, bool], Poly]] = {}
+
+    def transition(value: int | None) -> dict[tuple[bool, bool, bool], Poly]:
+        if value in transitions:
+            return transitions[value]
+        count = max(0, (value or 0) + extra) + request.cover
+        protection = binomial_row(count, 5)
+        # tail[s]: the ways of s sixes or more, which absorb a damage of s whole (FAB-67).
+        tail = [*reversed([*accumulate(reversed(protection))]), 0]
+        scale = 6 ** (most - count)
+        unhurt = bonus if version >= CORRECTED else 0  # FAB-102 enchant_weapon, corrected
+        acc: dict[tuple[bool, bool, bool], dict[int, int]] = defaultdict(lambda: defaultdict(int))
+        for fear, net in nets.items():
+            shift = len(defender[fear]) - 1
+            acc[(fear, False, False)][0] += sum(net[: shift + 1]) * 6**most
+            for index in range(shift + 1, len(net)):
+                if not net[index]:
+                    continue
+                damage = damage_of(request, weapon, sheet, index - shift - 1)
+                ways = net[index] * scale
+                absorbed = tail[max(0, min(damage, count + 1))]
+                acc[(fear, True, False)][unhurt] += ways * absorbed
+                through = acc[(fear, True, bool(value))]
+                for sixes in range(min(max(damage, 0), count + 1)):
+                    through[damage - sixes + bonus] += ways * protection[sixes]
+        law = {
+            key: [counts.get(g - SHIFT, 0) for g in range(max(counts) + SHIFT + 1)]
+            for key, counts in acc.items()
+        }
+        transitions[value] = law
+        return law
+
+    longest = max(attacks)
+    denominator = lcm(*(f.denominator for f in attacks.values()))
+    chances = {n: int(p * denominator) for n, p in attacks.items()}
+    # Live bursts: (armor left, a hit, the defender panicked) -> ways by through + offset.
+    live: dict[tuple[int | None, bool, bool], Poly] = {(start, False, False): [1]}
+    ended: list[tuple[tuple[bool, bool, bool], int, int, Poly]] = []  # key, attacks, weight
+    for number in range(1, longest + 1):
+        reaching = sum(c for n, c in chances.items() if n >= number)
+        following: dict[tuple[int | None, bool, bool], Poly] = {}
+        for (value, hit, fear), poly in live.items():
+            if attacker_panic:
+                # FAB-42: the attacker panics, misses and the burst ends (the defender still
+                # rolls, and may panic too).
+                for defender_fear, rows in defender.items():
+                    ways = attacker_panic * sum(rows) * 6**most
+                    shifted = [0] * SHIFT + [ways * c for c in poly]
+                    ended.append(((hit, True, fear or defender_fear), number, reaching, shifted))
+            for (defender_fear, struck, wears), gets in transition(value).items():
+                after = value - 1 if wears and value else value
+                key = (after, hit or struck, fear or defender_fear)
+                following_poly = poly_mul(poly, gets)
+                have = following.get(key)
+                following[key] = following_poly if have is None else _sum(have, following_poly)
+        stopping = chances.get(number, 0)
+        for (_, hit, fear), poly in following.items():
+            if stopping:
+                ended.append(((hit, False, fear), number, stopping, poly))
+        live = following
+        if reaching == stopping:
+            break
+    whole = per_attack**longest * denominator
+    weights: dict[str, int] = defaultdict(int)
+    damage_law: dict[int, int] = defaultdict(int)
+    panics: dict[int, int] = defaultdict(int)
+    for (hit, attacker_panicked, fear), number, weight, poly in ended:
+        scale = weight * per_attack ** (longest - number)
+        for index, ways in enumerate(poly):
+            if ways:
+                damage_law[index - SHIFT * number] += ways * scale
+        mass = sum(poly) * scale
+        weights["hit" if hit else "miss"] += mass
+        panics[int(attacker_panicked) + int(fear)] += mass
+    return dict(weights), dict(damage_law), dict(panics), whole
+
+
+def _sum(a: Poly, b: Poly) -> Poly:
+    if len(a) < len(b):
+        a, b = b, a
+    return [x + (b[i] if i < len(b) else 0) for i, x in enumerate(a)]
