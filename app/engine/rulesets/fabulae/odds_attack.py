@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from fractions import Fraction
+from functools import lru_cache
 from itertools import accumulate
 from math import lcm
 
@@ -73,6 +74,16 @@ def defense_sides(request: FabulaeAttackRequest, version: RulesVersion) -> tuple
 
 
 def attack_odds(request: FabulaeAttackRequest, version: RulesVersion) -> Odds:
+    """The attack's odds, kept for the same request (its JSON) and rules version."""
+    return odds_of_request(request.model_dump_json(), version)
+
+
+@lru_cache(maxsize=256)
+def odds_of_request(request: str, version: RulesVersion) -> Odds:
+    return computed_odds(FabulaeAttackRequest.model_validate_json(request), version)
+
+
+def computed_odds(request: FabulaeAttackRequest, version: RulesVersion) -> Odds:
     """FAB-60..68: the attack's outcome (impossible, miss, hit), the damage through armor
     and cover (summed over a burst) and the panics it sets off."""
     check_may_act(request.attacker, "fabulae.attack", version)
