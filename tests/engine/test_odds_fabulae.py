@@ -18,6 +18,8 @@ from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.odds import Odds, enumerate_paths
 from app.engine.rulesets.fabulae.action import ACTION, OPPOSED
 from app.engine.rulesets.fabulae.damage import ATTACK
+from app.engine.rulesets.fabulae.defense import DEFEND
+from app.engine.rulesets.fabulae.grappling import GRAPPLE
 from app.engine.rulesets.fabulae.opposing import OPPOSE
 from app.engine.rulesets.fabulae.stress import PANIC_ROLL, STRESS_RESIST
 from tests.engine.fabulae import combat
@@ -342,6 +344,64 @@ def test_FAB_62_attack_odds_wait_for_the_defense() -> None:
     assert ATTACK.odds is not None
     with pytest.raises(InvalidInput, match="FAB-62"):
         ATTACK.odds(request, 2)
+
+
+HOLD_COUNTED: Counted = {
+    "net": lambda r: getattr(r.roll, "net", 0),
+    "prouesses": lambda r: getattr(r.roll, "feats", 0),
+    "panics": lambda r: panic_count(r.roll.active, getattr(r.roll, "passive", None)),
+}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("attacker", "target", "defense", "modifiers"),
+    [
+        P({}, {}, "none", [], id="undefended"),
+        P({"stress": 1}, {"stress": 1}, "parry", [], id="FAB-62-parry"),
+        P({"physique": 2}, {}, "dodge", [], id="FAB-62-dodge"),
+        P({}, {}, "parry", [{"source": "gm", "dice": -1}], id="FAB-14-impossible"),
+    ],
+)
+def test_FAB_63_grapple_odds_match_brute_force(
+    attacker: dict[str, Any],
+    target: dict[str, Any],
+    defense: str,
+    modifiers: list[dict[str, Any]],
+    version: int,
+) -> None:
+    stress = attacker.pop("stress", 0)
+    body = {
+        **clock(),
+        "attacker": char(combat.make_sheet(attacker, stress=stress), combat.FOE, "npc"),
+        "target": char(combat.make_sheet(**target), combat.PC, "pc"),
+        "defense": defense,
+        "modifiers": modifiers,
+    }
+    assert_agrees(GRAPPLE, body, version, HOLD_COUNTED)
+    assert_agrees(
+        DEFEND,
+        {**clock(), "grapple": body},
+        version,
+        {name: (lambda r, count=count: count(r.grapple)) for name, count in HOLD_COUNTED.items()},
+    )
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_FAB_62_defend_odds_are_the_attack_odds(version: int) -> None:
+    body = combat.attack_req(
+        combat.attacker_sheet(stress=1),
+        combat.make_sheet(),
+        "melee",
+        "wrench",
+        target_kind="pc",
+        defense="parry",
+        modifiers=LESS,
+    )
+    counted = {
+        name: (lambda r, count=count: count(r.attack)) for name, count in ATTACK_COUNTED.items()
+    }
+    assert_agrees(DEFEND, {**clock(), "attack": body}, version, counted)
 
 
 # --- the panic roll (FAB-44) ----------------------------------------------------------------

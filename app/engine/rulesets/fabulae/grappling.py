@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import Field
 
 from app.engine.contract import (
@@ -56,6 +58,9 @@ from app.engine.rulesets.fabulae.tables import Defense
 from app.engine.rulesets.fabulae.waits import FabulaeAwaiting
 
 HOLD = FabulaeRollInputs(attribute="physique", skill="combat", in_combat=True)
+
+if TYPE_CHECKING:
+    from app.engine.odds import Odds
 
 
 class FabulaeUnopposed(Model):
@@ -212,6 +217,13 @@ def grapple_outcome(result: FabulaeGrappleResult) -> Outcome:
     return Outcome("result", "grappled") if result.grappled else Outcome("outcome", "failure")
 
 
+def grapple_odds_of(request: FabulaeGrappleRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds (odds_attack.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_attack import grapple_odds
+
+    return grapple_odds(request, version)
+
+
 GRAPPLE: RollKind[FabulaeGrappleCreate, FabulaeGrappleRequest, FabulaeGrappleResult] = RollKind(
     name="fabulae.grapple",
     other_side=(("defense", "target_id", "FAB-62"),),
@@ -233,6 +245,7 @@ GRAPPLE: RollKind[FabulaeGrappleCreate, FabulaeGrappleRequest, FabulaeGrappleRes
     after=after_grapple,
     triggers=SETS_OFF_PANIC,
     outcome=grapple_outcome,
+    odds=grapple_odds_of,
 )
 
 

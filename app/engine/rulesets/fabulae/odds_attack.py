@@ -16,6 +16,7 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import accumulate
 from math import lcm
+from typing import TYPE_CHECKING
 
 from app.engine.contract import RulesVersion
 from app.engine.errors import InvalidInput, invalid, refusal
@@ -29,15 +30,21 @@ from app.engine.rulesets.fabulae.damage import (
     defense_roll,
     effects_sum,
 )
+from app.engine.rulesets.fabulae.grappling import HOLD, FabulaeGrappleRequest
 from app.engine.rulesets.fabulae.odds import (
     PANIC_NOTE,
     PUSH_NOTE,
     binomial_row,
     counted,
+    impossible_odds,
+    opposition_odds,
     poly_mul,
     side_counts,
 )
-from app.engine.rulesets.fabulae.pools import CORRECTED, pool_of
+from app.engine.rulesets.fabulae.pools import CORRECTED, FabulaeDiceModifier, pool_of
+
+if TYPE_CHECKING:  # defense.py sets these odds on its kind
+    from app.engine.rulesets.fabulae.defense import FabulaeDefendRequest
 
 ATTACK_OUTCOMES = ("impossible", "miss", "hit")
 # FAB-102: net_damage is at least −5, so a hit's damage through plus SHIFT is never negative;
@@ -250,3 +257,60 @@ def _sum(a: Poly, b: Poly) -> Poly:
     if len(a) < len(b):
         a, b = b, a
     return [x + (b[i] if i < len(b) else 0) for i, x in enumerate(a)]
+
+
+# --- fabulae.grapple (FAB-63), fabulae.defend (FAB-62) ---------------------------------------
+
+GRAPPLE_OUTCOMES = ("impossible", "failure", "grappled")
+
+
+def grapple_odds(request: FabulaeGrappleRequest, version: RulesVersion) -> Odds:
+    """FAB-63: the hold is an opposed roll (FAB-36) against the defense the request gives;
+    it holds on a win, and fails on a loss or the attacker's Panic."""
+    check_may_act(request.attacker, "fabulae.grapple", version)
+    attacker, target = request.attacker, request.target
+    if target.sheet.dead and version >= CORRECTED:
+        raise refusal("FAB-51", f"{target.name} is dead")
+    modifiers = list(request.modifiers)
+    against = effects_sum(target.sheet, "attacks_against")
+    if against and version >= CORRECTED:
+        modifiers.append(FabulaeDiceModifier(source="powers on the target", dice=against))
+    pool = pool_of(attacker, HOLD.model_copy(update={"modifiers": modifiers}), request.session)
+    defense = request.defense
+    if pool.pool <= 0:
+        return impossible_odds(
+            ("net", "prouesses", "panics"),
+            GRAPPLE_OUTCOMES,
+            "FAB-14: the pool is 0 or less, so the grapple is impossible; no die is drawn",
+        )
+    if defense is None:
+        raise InvalidInput(
+            "FAB-62: the defender has not chosen parry, dodge or none yet: give `defense` to "
+            "get the odds of the grapple against that defense"
+        )
+    passive, passive_stress = 0, 0
+    if defense != "none":
+        parry = pool_of(target, defense_roll(target, defense, version), request.session)
+        passive, passive_stress = parry.pool, parry.stress_dice
+    opposed = opposition_odds(pool.pool, pool.stress_dice, passive, passive_stress)
+    chances = {o.code: Fraction(o.exact) for o in opposed.outcomes}
+    return opposed.model_copy(
+        update={
+            "outcomes": outcome_odds(
+                [
+                    ("impossible", Fraction(0)),
+                    ("failure", chances["failure"] + chances["panic"]),
+                    ("grappled", chances["success"]),
+                ]
+            )
+        }
+    )
+
+
+def defend_odds(request: FabulaeDefendRequest, version: RulesVersion) -> Odds:
+    """FAB-62: the waiting attack or grapple, with the defense now chosen."""
+    if request.attack is not None:
+        return attack_odds(request.attack, version)
+    if request.grapple is None:
+        raise InvalidInput("a defense answers an attack or a grapple")
+    return grapple_odds(request.grapple, version)
