@@ -19,7 +19,7 @@ from app.engine.odds import Odds, enumerate_paths
 from app.engine.rulesets.fabulae.action import ACTION, OPPOSED
 from app.engine.rulesets.fabulae.damage import ATTACK
 from app.engine.rulesets.fabulae.defense import DEFEND
-from app.engine.rulesets.fabulae.grappling import GRAPPLE
+from app.engine.rulesets.fabulae.grappling import BREAK_FREE, GRAPPLE
 from app.engine.rulesets.fabulae.opposing import OPPOSE
 from app.engine.rulesets.fabulae.stress import PANIC_ROLL, STRESS_RESIST
 from tests.engine.fabulae import combat
@@ -349,7 +349,9 @@ def test_FAB_62_attack_odds_wait_for_the_defense() -> None:
 HOLD_COUNTED: Counted = {
     "net": lambda r: getattr(r.roll, "net", 0),
     "prouesses": lambda r: getattr(r.roll, "feats", 0),
-    "panics": lambda r: panic_count(r.roll.active, getattr(r.roll, "passive", None)),
+    "panics": lambda r: (
+        0 if r.roll is None else panic_count(r.roll.active, getattr(r.roll, "passive", None))
+    ),
 }
 
 
@@ -385,6 +387,43 @@ def test_FAB_63_grapple_odds_match_brute_force(
         version,
         {name: (lambda r, count=count: count(r.grapple)) for name, count in HOLD_COUNTED.items()},
     )
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("victim", "holder"),
+    [
+        P({"stress": 1}, {}, id="held"),
+        P({"physique": 2}, {"stress": 1}, id="stronger"),
+        P({"physique": 0}, {}, id="FAB-14-impossible"),
+        P({}, {"dead": True}, id="FAB-23-holder-down"),
+    ],
+)
+def test_FAB_63_break_free_odds_match_brute_force(
+    victim: dict[str, Any], holder: dict[str, Any], version: int
+) -> None:
+    attributes = {"physique": victim.pop("physique", 1)}
+    body = {
+        **clock(),
+        "character": char(
+            combat.make_sheet(attributes, grappled_by=combat.FOE, **victim), combat.PC
+        ),
+        "holder": char(combat.make_sheet(**holder), combat.FOE, "npc"),
+    }
+    assert_agrees(BREAK_FREE, body, version, HOLD_COUNTED)
+
+
+def test_FAB_62_grapple_odds_wait_for_the_defense() -> None:
+    body = {
+        **clock(),
+        "attacker": char(combat.make_sheet(), combat.FOE, "npc"),
+        "target": char(combat.make_sheet(), combat.PC, "pc"),
+        "defense": None,
+    }
+    request = GRAPPLE.request.model_validate(body)
+    assert GRAPPLE.odds is not None
+    with pytest.raises(InvalidInput, match="FAB-62"):
+        GRAPPLE.odds(request, 2)
 
 
 @pytest.mark.parametrize("version", VERSIONS)

@@ -326,6 +326,13 @@ def break_free_outcome(result: FabulaeBreakFreeResult) -> Outcome:
     return Outcome("result", "freed" if result.freed else "held")
 
 
+def break_free_odds_of(request: FabulaeBreakFreeRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds (odds_attack.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_attack import break_free_odds
+
+    return break_free_odds(request, version)
+
+
 BREAK_FREE: RollKind[FabulaeBreakFreeCreate, FabulaeBreakFreeRequest, FabulaeBreakFreeResult] = (
     RollKind(
         name="fabulae.break_free",
@@ -346,6 +353,7 @@ BREAK_FREE: RollKind[FabulaeBreakFreeCreate, FabulaeBreakFreeRequest, FabulaeBre
         after=after_break_free,
         triggers=SETS_OFF_PANIC,
         outcome=break_free_outcome,
+        odds=break_free_odds_of,
     )
 )
 

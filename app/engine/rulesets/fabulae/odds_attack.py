@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from app.engine.contract import RulesVersion
 from app.engine.errors import InvalidInput, invalid, refusal
 from app.engine.odds import Odds, distribution, outcome_odds
-from app.engine.rulesets.fabulae.acting import check_may_act
+from app.engine.rulesets.fabulae.acting import check_may_act, why_not
 from app.engine.rulesets.fabulae.damage import (
     AMMO_DIE,
     FabulaeAttackRequest,
@@ -30,7 +30,11 @@ from app.engine.rulesets.fabulae.damage import (
     defense_roll,
     effects_sum,
 )
-from app.engine.rulesets.fabulae.grappling import HOLD, FabulaeGrappleRequest
+from app.engine.rulesets.fabulae.grappling import (
+    HOLD,
+    FabulaeBreakFreeRequest,
+    FabulaeGrappleRequest,
+)
 from app.engine.rulesets.fabulae.odds import (
     PANIC_NOTE,
     PUSH_NOTE,
@@ -314,3 +318,44 @@ def defend_odds(request: FabulaeDefendRequest, version: RulesVersion) -> Odds:
     if request.grapple is None:
         raise InvalidInput("a defense answers an attack or a grapple")
     return grapple_odds(request.grapple, version)
+
+
+BREAK_FREE_OUTCOMES = ("impossible", "held", "freed")
+
+
+def break_free_odds(request: FabulaeBreakFreeRequest, version: RulesVersion) -> Odds:
+    """FAB-63: the victim's opposed Combat roll against the hold; freed on a win. A holder
+    who collapsed holds no one (FAB-23, corrected): freed without a roll."""
+    check_may_act(request.character, "fabulae.break_free", version)
+    victim, holder = request.character, request.holder
+    if victim.sheet.grappled_by != holder.id:
+        raise refusal("FAB-63", f"{victim.name} is not held by {holder.name}")
+    names = ("net", "prouesses", "panics")
+    down = why_not(holder, "fabulae.strangle") if version >= CORRECTED else None
+    if down is not None and down[0] != "FAB-63":
+        certain = {0: Fraction(1)}
+        return Odds(
+            outcomes=outcome_odds(
+                [(code, Fraction(code == "freed")) for code in BREAK_FREE_OUTCOMES]
+            ),
+            distributions=[distribution(name, certain) for name in names],
+            notes=[f"the holder holds no one: {down[1]}"],
+        )
+    pool = pool_of(victim, HOLD, request.session)
+    if pool.pool <= 0:
+        return impossible_odds(
+            names,
+            BREAK_FREE_OUTCOMES,
+            "FAB-14: the pool is 0 or less, so breaking free is impossible; no die is drawn",
+        )
+    hold = pool_of(holder, HOLD, request.session)
+    opposed = opposition_odds(pool.pool, pool.stress_dice, hold.pool, hold.stress_dice)
+    chances = {o.code: Fraction(o.exact) for o in opposed.outcomes}
+    held = chances["failure"] + chances["panic"]
+    return opposed.model_copy(
+        update={
+            "outcomes": outcome_odds(
+                [("impossible", Fraction(0)), ("held", held), ("freed", chances["success"])]
+            )
+        }
+    )
