@@ -18,6 +18,7 @@ from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.odds import Odds, enumerate_paths
 from app.engine.rulesets.fabulae.action import ACTION, OPPOSED
 from app.engine.rulesets.fabulae.damage import ATTACK
+from app.engine.rulesets.fabulae.dangers import DANGER
 from app.engine.rulesets.fabulae.defense import DEFEND
 from app.engine.rulesets.fabulae.grappling import BREAK_FREE, GRAPPLE
 from app.engine.rulesets.fabulae.opposing import OPPOSE
@@ -441,6 +442,74 @@ def test_FAB_62_defend_odds_are_the_attack_odds(version: int) -> None:
         name: (lambda r, count=count: count(r.attack)) for name, count in ATTACK_COUNTED.items()
     }
     assert_agrees(DEFEND, {**clock(), "attack": body}, version, counted)
+
+
+# --- environmental dangers (FAB-73, FAB-55) ---------------------------------------------------
+
+
+def danger_side(result: Any) -> Any:
+    roll = result.roll
+    return getattr(roll, "active", roll)
+
+
+DANGER_COUNTED: Counted = {
+    "damage": lambda r: r.damage or 0,
+    "panics": lambda r: panic_count(danger_side(r)),
+}
+SINKS_COUNTED: Counted = DANGER_COUNTED | {"sinks": lambda r: int(bool(r.sinks))}
+PHOBIC = {"kind": "mental", "code": "phobic"}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("sheet", "danger", "inputs", "counted"),
+    [
+        P({}, "fire", {"intensity": 3}, DANGER_COUNTED, id="fire"),
+        P({}, "fire", {"intensity": 3, "round": 3}, DANGER_COUNTED, id="fire-round-3"),
+        P({}, "explosion", {"intensity": 3, "damage": 2}, DANGER_COUNTED, id="explosion"),
+        P(
+            {"armor": {"id": "leather_coat", "value": 1}},
+            "explosion",
+            {"intensity": 7, "medium_range": True, "damage": 1},
+            DANGER_COUNTED,
+            id="explosion-armor-medium",
+        ),
+        P({"stress": 1}, "drowning", {}, SINKS_COUNTED, id="drowning-float"),
+        P({}, "drowning", {"phase": "sink"}, DANGER_COUNTED, id="drowning-sink"),
+        P(
+            {"armor": {"id": "guard_mail", "value": 2}},
+            "drowning",
+            {},
+            SINKS_COUNTED,
+            id="drowning-heavy-armor",
+        ),
+        P({}, "poison", {"intensity": 3}, DANGER_COUNTED, id="poison"),
+        P({"stress": 1}, "disease", {"intensity": 3}, DANGER_COUNTED, id="disease-stress"),
+        P({"stress": 1}, "cold", {}, DANGER_COUNTED, id="cold"),
+        P({"attributes": {"physique": 0}}, "cold", {}, DANGER_COUNTED, id="cold-impossible"),
+    ],
+)
+def test_FAB_73_danger_odds_match_brute_force(
+    sheet: dict[str, Any], danger: str, inputs: dict[str, Any], counted: Counted, version: int
+) -> None:
+    body = combat.danger_req(combat.make_sheet(**sheet), danger, "pc", **inputs)
+    assert_agrees(DANGER, body, version, counted)
+
+
+@pytest.mark.parametrize(
+    ("sheet", "danger", "inputs"),
+    [
+        P({"sequelae": [PHOBIC]}, "phobia", {}, id="FAB-55-phobia"),
+        P({}, "horror", {"damage": 2}, id="horror"),
+        P({}, "hunger", {"damage": 1}, id="hunger"),
+        P({}, "sleep", {"damage": 0}, id="sleep"),
+    ],
+)
+def test_FAB_73_corrected_danger_odds_match_brute_force(
+    sheet: dict[str, Any], danger: str, inputs: dict[str, Any]
+) -> None:
+    body = combat.danger_req(combat.make_sheet(**sheet), danger, "pc", **inputs)
+    assert_agrees(DANGER, body, 2, DANGER_COUNTED)
 
 
 # --- the panic roll (FAB-44) ----------------------------------------------------------------
