@@ -116,9 +116,10 @@ def computed_odds(request: FabulaeAttackRequest, version: RulesVersion) -> Odds:
     defense = request.defense
     if defense is None:
         # FAB-62: resolve waits for the defender's choice; its odds depend on it.
-        raise InvalidInput(
-            "FAB-62: the defender has not chosen parry, dodge or none yet: give `defense` to "
-            "get the odds of the attack against that defense"
+        raise invalid(
+            "FAB-62",
+            "the defender has not chosen parry, dodge or none yet: give `defense` to get the "
+            "odds of the attack against that defense",
         )
     ranged = carried is not None and weapon.ammo is not None
     if ranged and defense != "none":
@@ -288,9 +289,10 @@ def grapple_odds(request: FabulaeGrappleRequest, version: RulesVersion) -> Odds:
             "FAB-14: the pool is 0 or less, so the grapple is impossible; no die is drawn",
         )
     if defense is None:
-        raise InvalidInput(
-            "FAB-62: the defender has not chosen parry, dodge or none yet: give `defense` to "
-            "get the odds of the grapple against that defense"
+        raise invalid(
+            "FAB-62",
+            "the defender has not chosen parry, dodge or none yet: give `defense` to get the "
+            "odds of the grapple against that defense",
         )
     passive, passive_stress = 0, 0
     if defense != "none":
