@@ -22,6 +22,7 @@ from app.engine.rulesets.fabulae.dangers import DANGER
 from app.engine.rulesets.fabulae.defense import DEFEND
 from app.engine.rulesets.fabulae.grappling import BREAK_FREE, GRAPPLE
 from app.engine.rulesets.fabulae.opposing import OPPOSE
+from app.engine.rulesets.fabulae.sequelae import DEATH_TEST
 from app.engine.rulesets.fabulae.stress import PANIC_ROLL, STRESS_RESIST
 from tests.engine.fabulae import combat
 from tests.engine.fabulae.core import (
@@ -510,6 +511,41 @@ def test_FAB_73_corrected_danger_odds_match_brute_force(
 ) -> None:
     body = combat.danger_req(combat.make_sheet(**sheet), danger, "pc", **inputs)
     assert_agrees(DANGER, body, 2, DANGER_COUNTED)
+
+
+# --- the death test (FAB-51) ----------------------------------------------------------------
+
+
+def lethal(stabilised: bool = False) -> dict[str, Any]:
+    return {
+        "kind": "physical",
+        "code": "impaled",
+        "lethal": True,
+        "delay": "quart" if stabilised else "immediate",
+        "stabilised": stabilised,
+    }
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("physique", "stress", "talents"),
+    [(1, 0, []), (2, 2, []), (1, 1, ["iron_will"]), (0, 1, [])],
+)
+def test_FAB_51_death_test_odds_match_brute_force(
+    physique: int, stress: int, talents: list[str], version: int
+) -> None:
+    """Stress dice join the test only before the corrections (FAB-42 corrected)."""
+    sheet = make_sheet({"physique": physique}, stress=stress, talents=talents, sequelae=[lethal()])
+    body = {**clock(), "character": char(sheet), "sequela": 0}
+    assert_agrees(DEATH_TEST, body, version, TEST_COUNTED)
+
+
+def test_FAB_52_death_test_odds_refused_once_stabilised() -> None:
+    sheet = make_sheet(sequelae=[lethal(stabilised=True)])
+    request = DEATH_TEST.request.model_validate({**clock(), "character": char(sheet), "sequela": 0})
+    assert DEATH_TEST.odds is not None
+    with pytest.raises(RuleRefusal):
+        DEATH_TEST.odds(request, 2)
 
 
 # --- the panic roll (FAB-44) ----------------------------------------------------------------
