@@ -22,7 +22,7 @@ from app.engine.rulesets.fabulae.dangers import DANGER
 from app.engine.rulesets.fabulae.defense import DEFEND
 from app.engine.rulesets.fabulae.grappling import BREAK_FREE, GRAPPLE
 from app.engine.rulesets.fabulae.opposing import OPPOSE
-from app.engine.rulesets.fabulae.sequelae import DEATH_TEST
+from app.engine.rulesets.fabulae.sequelae import DEATH_TEST, SEQUELA
 from app.engine.rulesets.fabulae.stress import PANIC_ROLL, STRESS_RESIST
 from tests.engine.fabulae import combat
 from tests.engine.fabulae.core import (
@@ -546,6 +546,27 @@ def test_FAB_52_death_test_odds_refused_once_stabilised() -> None:
     assert DEATH_TEST.odds is not None
     with pytest.raises(RuleRefusal):
         DEATH_TEST.odds(request, 2)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("table", "talents", "context"),
+    [
+        P("mental", [], {}, id="FAB-55-mental"),
+        P("physical", [], {}, id="FAB-50-physical"),
+        P("physical", [], {"weapon_mod": 2, "feats": 3, "butcher": True}, id="FAB-50-modified"),
+        P("physical", ["tough_luck"], {"feats": 1}, id="FAB-90-tough-luck"),
+    ],
+)
+def test_FAB_50_55_sequela_odds_match_brute_force(
+    table: str, talents: list[str], context: dict[str, Any], version: int
+) -> None:
+    sheet = make_sheet(talents=talents)
+    body = {**clock(), "character": char(sheet), "table": table, **context}
+    counted: Counted = (
+        {"die": lambda r: r.die} if table == "mental" else {"score": lambda r: r.score}
+    )
+    assert_agrees(SEQUELA, body, version, counted)
 
 
 # --- the panic roll (FAB-44) ----------------------------------------------------------------

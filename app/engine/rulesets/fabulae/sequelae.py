@@ -270,6 +270,13 @@ def sequela_summary(
     )
 
 
+def sequela_odds_of(request: FabulaeSequelaRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds (odds_sequelae.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_sequelae import sequela_odds
+
+    return sequela_odds(request, version)
+
+
 SEQUELA: RollKind[FabulaeSequelaCreate, FabulaeSequelaRequest, FabulaeSequelaResult] = RollKind(
     name="fabulae.sequela",
     cost=slow_action,
@@ -282,6 +289,7 @@ SEQUELA: RollKind[FabulaeSequelaCreate, FabulaeSequelaRequest, FabulaeSequelaRes
     summary=sequela_summary,
     gm_only="call for a sequela roll",
     outcome=lambda result: Outcome("sequela", result.code),
+    odds=sequela_odds_of,
 )
 
 
