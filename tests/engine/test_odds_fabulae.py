@@ -20,6 +20,7 @@ from app.engine.rulesets.fabulae.action import ACTION, OPPOSED
 from app.engine.rulesets.fabulae.damage import ATTACK
 from app.engine.rulesets.fabulae.dangers import DANGER
 from app.engine.rulesets.fabulae.defense import DEFEND
+from app.engine.rulesets.fabulae.gear import REPAIR
 from app.engine.rulesets.fabulae.grappling import BREAK_FREE, GRAPPLE
 from app.engine.rulesets.fabulae.opposing import OPPOSE
 from app.engine.rulesets.fabulae.sequelae import DEATH_TEST, SEQUELA
@@ -567,6 +568,34 @@ def test_FAB_50_55_sequela_odds_match_brute_force(
         {"die": lambda r: r.die} if table == "mental" else {"score": lambda r: r.score}
     )
     assert_agrees(SEQUELA, body, version, counted)
+
+
+# --- armor repair (FAB-67) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("intellect", "stress", "armor"),
+    [
+        (1, 0, {"id": "guard_mail", "value": 0}),
+        (3, 1, {"id": "primitive_vest", "value": 1}),
+        (2, 2, {"id": "guard_mail", "value": 1}),
+        (0, 0, {"id": "guard_mail", "value": 1}),
+    ],
+)
+def test_FAB_67_repair_odds_match_brute_force(
+    intellect: int, stress: int, armor: dict[str, Any], version: int
+) -> None:
+    mechanic = make_sheet({"intellect": intellect}, stress=stress)
+    owner = combat.make_sheet(armor=armor)
+    body = {
+        **clock(),
+        "character": char(mechanic),
+        "owner": char(owner, combat.FOE, "npc"),
+        "attribute": "intellect",
+    }
+    counted = TEST_COUNTED | {"armor_value": lambda r: r.armor_value or armor["value"]}
+    assert_agrees(REPAIR, body, version, counted)
 
 
 # --- the panic roll (FAB-44) ----------------------------------------------------------------
