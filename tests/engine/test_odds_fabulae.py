@@ -23,6 +23,7 @@ from app.engine.rulesets.fabulae.defense import DEFEND
 from app.engine.rulesets.fabulae.gear import REPAIR
 from app.engine.rulesets.fabulae.grappling import BREAK_FREE, GRAPPLE
 from app.engine.rulesets.fabulae.opposing import OPPOSE
+from app.engine.rulesets.fabulae.recovery import RECOVER, SECOND_WIND
 from app.engine.rulesets.fabulae.sequelae import DEATH_TEST, SEQUELA
 from app.engine.rulesets.fabulae.stress import PANIC_ROLL, STRESS_RESIST
 from tests.engine.fabulae import combat
@@ -375,6 +376,7 @@ def test_FAB_63_grapple_odds_match_brute_force(
     modifiers: list[dict[str, Any]],
     version: int,
 ) -> None:
+    attacker = dict(attacker)  # the parameters are shared by both versions
     stress = attacker.pop("stress", 0)
     body = {
         **clock(),
@@ -405,6 +407,7 @@ def test_FAB_63_grapple_odds_match_brute_force(
 def test_FAB_63_break_free_odds_match_brute_force(
     victim: dict[str, Any], holder: dict[str, Any], version: int
 ) -> None:
+    victim = dict(victim)  # the parameters are shared by both versions
     attributes = {"physique": victim.pop("physique", 1)}
     body = {
         **clock(),
@@ -596,6 +599,79 @@ def test_FAB_67_repair_odds_match_brute_force(
     }
     counted = TEST_COUNTED | {"armor_value": lambda r: r.armor_value or armor["value"]}
     assert_agrees(REPAIR, body, version, counted)
+
+
+# --- recovery (FAB-80/81, FAB-90 second_wind) ------------------------------------------------
+
+PHYSICAL_STATES = ["epuise", "meurtri", "blesse"]
+MENTAL_STATES = ["enerve", "apeure", "demoralise"]
+
+
+def broken(track: str, attribute: int = 3, **over: Any) -> dict[str, Any]:
+    """Broken on `track`: its two dice-taking states leave `attribute` − 2 dice (FAB-21)."""
+    states = PHYSICAL_STATES if track == "physical" else MENTAL_STATES
+    name = "physique" if track == "physical" else "empathie"
+    return make_sheet({name: attribute}, states=states, broken=True, broken_track=track, **over)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("healer", "track", "self_care"),
+    [
+        P({"intellect": 2}, "physical", False, id="FAB-80-care"),
+        P({"empathie": 1, "stress": 2}, "mental", False, id="FAB-80-care-stress"),
+        P({"intellect": 3, "stress": 1}, "physical", True, id="FAB-80-self-care"),
+        P({"intellect": 2}, "physical", True, id="FAB-14-self-care-impossible"),
+    ],
+)
+def test_FAB_80_care_odds_match_brute_force(
+    healer: dict[str, Any], track: str, self_care: bool, version: int
+) -> None:
+    healer = dict(healer)  # the parameters are shared by both versions
+    stress = healer.pop("stress", 0)
+    medic = make_sheet(healer, stress=stress)
+    patient = medic if self_care else make_sheet(states=["epuise", "meurtri"])
+    body = {
+        **clock(),
+        "mode": "care",
+        "healer": char(medic, combat.PC if self_care else ALLY),
+        "track": track,
+        "patient": char(patient),
+    }
+    assert_agrees(RECOVER, body, version, TEST_COUNTED)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("track", "attribute", "stress"), [("physical", 3, 1), ("mental", 4, 0), ("physical", 2, 0)]
+)
+def test_FAB_81_broken_resistance_odds_match_brute_force(
+    track: str, attribute: int, stress: int, version: int
+) -> None:
+    body = {
+        **clock(),
+        "mode": "broken_resistance",
+        "patient": char(broken(track, attribute, stress=stress)),
+    }
+    assert_agrees(RECOVER, body, version, TEST_COUNTED)
+
+
+def test_FAB_80_rest_has_no_odds() -> None:
+    body = {**clock(), "mode": "rest", "duration": "night", "patient": char(make_sheet())}
+    request = RECOVER.request.model_validate(body)
+    assert RECOVER.odds is not None
+    with pytest.raises(InvalidInput):
+        RECOVER.odds(request, 2)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(("attribute", "stress"), [(3, 0), (3, 2), (4, 1), (2, 0)])
+def test_FAB_90_second_wind_odds_match_brute_force(
+    attribute: int, stress: int, version: int
+) -> None:
+    sheet = broken("physical", attribute, stress=stress, talents=["second_wind"])
+    body = {**clock(), "character": char(sheet)}
+    assert_agrees(SECOND_WIND, body, version, TEST_COUNTED)
 
 
 # --- the panic roll (FAB-44) ----------------------------------------------------------------
