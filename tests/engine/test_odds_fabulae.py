@@ -29,6 +29,7 @@ from app.engine.rulesets.fabulae.stress import PANIC_ROLL, STRESS_RESIST
 from tests.engine.fabulae import combat
 from tests.engine.fabulae.core import (
     ALLY,
+    PC,
     char,
     clock,
     make_sheet,
@@ -634,10 +635,12 @@ def test_FAB_80_care_odds_match_brute_force(
     body = {
         **clock(),
         "mode": "care",
-        "healer": char(medic, combat.PC if self_care else ALLY),
+        "healer": char(medic, PC if self_care else ALLY),
         "track": track,
         "patient": char(patient),
     }
+    request = RECOVER.request.model_validate(body)
+    assert (request.healer.id == request.patient.id) is self_care
     assert_agrees(RECOVER, body, version, TEST_COUNTED)
 
 
