@@ -27,6 +27,7 @@ from app.engine.rulesets.fabulae.bodies import (
 )
 from app.engine.rulesets.fabulae.combat import action_cost, slow_action
 from app.engine.rulesets.fabulae.labels import text
+from app.engine.rulesets.fabulae.odds import action_odds, opposed_odds
 from app.engine.rulesets.fabulae.pools import (
     SYSTEM,
     FabulaeClock,
@@ -169,6 +170,7 @@ ACTION: RollKind[FabulaeActionCreate, FabulaeActionRequest, FabulaeActionResult]
     after=after_action,
     triggers=SETS_OFF_PANIC,
     outcome=rolled_outcome,
+    odds=action_odds,
 )
 
 
@@ -346,6 +348,7 @@ OPPOSED: RollKind[FabulaeOpposedCreate, FabulaeOpposedRequest, FabulaeOpposedRes
     after=after_opposed,
     triggers=SETS_OFF_PANIC,
     outcome=opposed_outcome,
+    odds=opposed_odds,
 )
 
 

@@ -3,7 +3,7 @@ protection by armor and cover, each damage through a state (FAB-68)."""
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from pydantic import Field
 
@@ -52,6 +52,9 @@ from app.engine.rulesets.fabulae.states import (
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC, aftermath, panicked
 from app.engine.rulesets.fabulae.tables import WEAPONS, Cover, Defense, TalentId, Weapon
 from app.engine.rulesets.fabulae.waits import FabulaeAwaiting, asking, waits_for
+
+if TYPE_CHECKING:
+    from app.engine.odds import Odds
 
 # FAB-62 and FAB-64: situation factors, in dice.
 MELEE_FACTORS: Final[dict[str, int]] = {
@@ -560,6 +563,13 @@ def attack_outcome(result: FabulaeAttackResult) -> Outcome:
     return Outcome("result", "hit" if hit else "miss")
 
 
+def attack_odds(request: FabulaeAttackRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the attack's exact odds (odds_attack.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_attack import attack_odds as odds
+
+    return odds(request, version)
+
+
 ATTACK: RollKind[FabulaeAttackCreate, FabulaeAttackRequest, FabulaeAttackResult] = RollKind(
     name="fabulae.attack",
     other_side=(
@@ -591,4 +601,5 @@ ATTACK: RollKind[FabulaeAttackCreate, FabulaeAttackRequest, FabulaeAttackResult]
     after=after_attack,
     triggers=SETS_OFF_PANIC,
     outcome=attack_outcome,
+    odds=attack_odds,
 )

@@ -4,7 +4,7 @@ hunger and sleep."""
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from pydantic import Field
 
@@ -61,6 +61,9 @@ DEPRIVATION_WORDS: Final[dict[str, tuple[str, str]]] = {
 }
 HEAVY_METAL_ARMOR: Final = frozenset({"guard_mail", "factory_plate"})  # FAB-73 drowning
 SAVE: Final = FabulaeRollInputs(attribute="physique", skill="resistance")
+
+if TYPE_CHECKING:
+    from app.engine.odds import Odds
 
 
 class FabulaeDangerRequest(FabulaeClock):
@@ -289,6 +292,13 @@ def danger_outcome(result: FabulaeDangerResult) -> Outcome:
     return Outcome("danger", result.danger)
 
 
+def danger_odds_of(request: FabulaeDangerRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds (odds_danger.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_danger import danger_odds
+
+    return danger_odds(request, version)
+
+
 DANGER: RollKind[FabulaeDangerCreate, FabulaeDangerRequest, FabulaeDangerResult] = RollKind(
     name="fabulae.danger",
     npc_values=(
@@ -309,4 +319,5 @@ DANGER: RollKind[FabulaeDangerCreate, FabulaeDangerRequest, FabulaeDangerResult]
     after=after_danger,
     triggers=SETS_OFF_PANIC,
     outcome=danger_outcome,
+    odds=danger_odds_of,
 )

@@ -3,6 +3,8 @@ resolved by the follow-up in which the defender's side chooses parry, dodge or n
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app.engine.contract import (
     Aftermath,
     Language,
@@ -40,6 +42,9 @@ from app.engine.rulesets.fabulae.pools import SYSTEM, FabulaeClock
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC
 from app.engine.rulesets.fabulae.waits import answer_visibility, waiting_entry
+
+if TYPE_CHECKING:
+    from app.engine.odds import Odds
 
 
 class FabulaeDefendRequest(FabulaeClock):
@@ -136,6 +141,13 @@ def _under(prefix: str, paths: tuple[tuple[str, str], ...]) -> tuple[tuple[str, 
     return tuple((f"{prefix}{value}", f"{prefix}{character}") for value, character in paths)
 
 
+def defend_odds_of(request: FabulaeDefendRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds (odds_attack.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_attack import defend_odds
+
+    return defend_odds(request, version)
+
+
 DEFEND: RollKind[FabulaeDefendCreate, FabulaeDefendRequest, FabulaeDefendResult] = RollKind(
     name=DEFEND_KIND,
     npc_values=_under("/attack", ATTACK.npc_values) + _under("/grapple", GRAPPLE.npc_values),
@@ -151,4 +163,5 @@ DEFEND: RollKind[FabulaeDefendCreate, FabulaeDefendRequest, FabulaeDefendResult]
     after=after_defend,
     triggers=SETS_OFF_PANIC,
     outcome=defend_outcome,
+    odds=defend_odds_of,
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
@@ -47,6 +47,9 @@ from app.engine.rulesets.fabulae.stress import (
 from app.engine.rulesets.fabulae.tables import Attribute, TalentId
 
 # --- fabulae.repair (FAB-67) ----------------------------------------------------------------
+
+if TYPE_CHECKING:
+    from app.engine.odds import Odds
 
 
 class FabulaeRepairRequest(FabulaeClock):
@@ -130,6 +133,13 @@ def repair_summary(
     return line
 
 
+def repair_odds_of(request: FabulaeRepairRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds (odds_gear.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_gear import repair_odds
+
+    return repair_odds(request, version)
+
+
 REPAIR: RollKind[FabulaeRepairCreate, FabulaeRepairRequest, FabulaeRepairResult] = RollKind(
     name="fabulae.repair",
     gm_decides=(("modifiers", "FAB-14"),),
@@ -148,6 +158,7 @@ REPAIR: RollKind[FabulaeRepairCreate, FabulaeRepairRequest, FabulaeRepairResult]
     after=after_repair,
     triggers=SETS_OFF_PANIC,
     outcome=rolled_outcome,
+    odds=repair_odds_of,
 )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import Field
 
 from app.engine.contract import (
@@ -56,6 +58,9 @@ from app.engine.rulesets.fabulae.tables import Defense
 from app.engine.rulesets.fabulae.waits import FabulaeAwaiting
 
 HOLD = FabulaeRollInputs(attribute="physique", skill="combat", in_combat=True)
+
+if TYPE_CHECKING:
+    from app.engine.odds import Odds
 
 
 class FabulaeUnopposed(Model):
@@ -212,6 +217,13 @@ def grapple_outcome(result: FabulaeGrappleResult) -> Outcome:
     return Outcome("result", "grappled") if result.grappled else Outcome("outcome", "failure")
 
 
+def grapple_odds_of(request: FabulaeGrappleRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds (odds_attack.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_attack import grapple_odds
+
+    return grapple_odds(request, version)
+
+
 GRAPPLE: RollKind[FabulaeGrappleCreate, FabulaeGrappleRequest, FabulaeGrappleResult] = RollKind(
     name="fabulae.grapple",
     other_side=(("defense", "target_id", "FAB-62"),),
@@ -233,6 +245,7 @@ GRAPPLE: RollKind[FabulaeGrappleCreate, FabulaeGrappleRequest, FabulaeGrappleRes
     after=after_grapple,
     triggers=SETS_OFF_PANIC,
     outcome=grapple_outcome,
+    odds=grapple_odds_of,
 )
 
 
@@ -313,6 +326,13 @@ def break_free_outcome(result: FabulaeBreakFreeResult) -> Outcome:
     return Outcome("result", "freed" if result.freed else "held")
 
 
+def break_free_odds_of(request: FabulaeBreakFreeRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds (odds_attack.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_attack import break_free_odds
+
+    return break_free_odds(request, version)
+
+
 BREAK_FREE: RollKind[FabulaeBreakFreeCreate, FabulaeBreakFreeRequest, FabulaeBreakFreeResult] = (
     RollKind(
         name="fabulae.break_free",
@@ -333,6 +353,7 @@ BREAK_FREE: RollKind[FabulaeBreakFreeCreate, FabulaeBreakFreeRequest, FabulaeBre
         after=after_break_free,
         triggers=SETS_OFF_PANIC,
         outcome=break_free_outcome,
+        odds=break_free_odds_of,
     )
 )
 

@@ -14,6 +14,7 @@ from app.engine.rulesets.fabulae.action import (
     resolve_opposed,
 )
 from app.engine.rulesets.fabulae.bodies import FabulaeOpposeCreate
+from app.engine.rulesets.fabulae.odds import opposed_odds
 from app.engine.rulesets.fabulae.sheet import FabulaeCharacter
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC
 from app.engine.rulesets.fabulae.waits import answer_visibility, waiting_entry
@@ -65,4 +66,5 @@ OPPOSE: RollKind[FabulaeOpposeCreate, FabulaeOpposedRequest, FabulaeOpposedResul
     after=after_opposed,
     triggers=SETS_OFF_PANIC,
     outcome=opposed_outcome,
+    odds=opposed_odds,
 )

@@ -4,7 +4,7 @@ the sheet's `deprived`) block the healing of their track, and a rest never ends 
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from pydantic import Field
 
@@ -72,6 +72,9 @@ REST_WORDS: Final = {
     "tour": Label("a watch", "un tour"),
     "night": Label("a night", "une nuit"),
 }
+
+if TYPE_CHECKING:
+    from app.engine.odds import Odds
 
 
 # FAB-73 (corrected) « Faim & Sommeil »: why a track does not heal, and how that ends.
@@ -379,6 +382,13 @@ def recover_outcome(result: FabulaeRecoverResult) -> Outcome | None:
     return Outcome("outcome", result.outcome) if result.outcome else None
 
 
+def recover_odds_of(request: FabulaeRecoverRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds (odds_recovery.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_recovery import recover_odds
+
+    return recover_odds(request, version)
+
+
 RECOVER: RollKind[FabulaeRecoverCreate, FabulaeRecoverRequest, FabulaeRecoverResult] = RollKind(
     name="fabulae.recover",
     gm_decides=(("modifiers", "FAB-14"),),
@@ -394,6 +404,7 @@ RECOVER: RollKind[FabulaeRecoverCreate, FabulaeRecoverRequest, FabulaeRecoverRes
     after=after_recover,
     triggers=SETS_OFF_PANIC,
     outcome=recover_outcome,
+    odds=recover_odds_of,
 )
 
 
@@ -474,6 +485,13 @@ def second_wind_summary(
     return line
 
 
+def second_wind_odds_of(request: FabulaeSecondWindRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds (odds_recovery.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_recovery import second_wind_odds
+
+    return second_wind_odds(request, version)
+
+
 SECOND_WIND: RollKind[
     FabulaeSecondWindCreate, FabulaeSecondWindRequest, FabulaeSecondWindResult
 ] = RollKind(
@@ -490,4 +508,5 @@ SECOND_WIND: RollKind[
     after=after_second_wind,
     triggers=SETS_OFF_PANIC,
     outcome=rolled_outcome,
+    odds=second_wind_odds_of,
 )

@@ -3,7 +3,7 @@ stabilisation (FAB-52)."""
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from pydantic import Field
 
@@ -105,6 +105,9 @@ MENTAL_TABLE: Final = {
     for face, (code, what, spec) in _MENTAL_ROWS.items()
 }
 DELAY_STEPS: Final[tuple[Delay, ...]] = ("immediate", "round", "tour", "quart")  # FAB-52
+
+if TYPE_CHECKING:
+    from app.engine.odds import Odds
 
 
 class FabulaeSequelaContext(Model):
@@ -267,6 +270,13 @@ def sequela_summary(
     )
 
 
+def sequela_odds_of(request: FabulaeSequelaRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds (odds_sequelae.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_sequelae import sequela_odds
+
+    return sequela_odds(request, version)
+
+
 SEQUELA: RollKind[FabulaeSequelaCreate, FabulaeSequelaRequest, FabulaeSequelaResult] = RollKind(
     name="fabulae.sequela",
     cost=slow_action,
@@ -279,6 +289,7 @@ SEQUELA: RollKind[FabulaeSequelaCreate, FabulaeSequelaRequest, FabulaeSequelaRes
     summary=sequela_summary,
     gm_only="call for a sequela roll",
     outcome=lambda result: Outcome("sequela", result.code),
+    odds=sequela_odds_of,
 )
 
 
@@ -378,6 +389,13 @@ def death_test_outcome(result: FabulaeDeathTestResult) -> Outcome:
     return Outcome("result", "survived" if result.survived else "dead")
 
 
+def death_test_odds_of(request: FabulaeDeathTestRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds (odds_sequelae.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_sequelae import death_test_odds
+
+    return death_test_odds(request, version)
+
+
 DEATH_TEST: RollKind[FabulaeDeathTestCreate, FabulaeDeathTestRequest, FabulaeDeathTestResult] = (
     RollKind(
         name="fabulae.death_test",
@@ -393,6 +411,7 @@ DEATH_TEST: RollKind[FabulaeDeathTestCreate, FabulaeDeathTestRequest, FabulaeDea
         after=after_death_test,
         triggers=SETS_OFF_PANIC,
         outcome=death_test_outcome,
+        odds=death_test_odds_of,
     )
 )
 

@@ -34,6 +34,7 @@ from app.engine.rulesets.fabulae.bodies import (
 )
 from app.engine.rulesets.fabulae.combat import slow_action
 from app.engine.rulesets.fabulae.labels import PANIC, text
+from app.engine.rulesets.fabulae.odds import panic_odds, stress_resist_odds
 from app.engine.rulesets.fabulae.pools import (
     CORRECTED,
     SYSTEM,
@@ -368,6 +369,7 @@ STRESS_RESIST: RollKind[
     after=after_stress_resist,
     triggers=SETS_OFF_PANIC,
     outcome=rolled_outcome,
+    odds=stress_resist_odds,
 )
 
 
@@ -489,4 +491,5 @@ PANIC_ROLL: RollKind[FabulaePanicCreate, FabulaePanicRequest, FabulaePanicResult
     summary=panic_summary,
     reaction=True,
     outcome=lambda result: Outcome("panic", result.code),
+    odds=panic_odds,
 )
