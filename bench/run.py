@@ -3,7 +3,8 @@
 Starts the service with several uvicorn workers on a fresh PostgreSQL database, then
 measures at 1, 16 and 64 concurrent clients (a) GET /health, the framework's ceiling on
 this machine, and (b) POST /rolls with 3d6kh2, each one audited; then the time to verify
-a 10,000-entry log; then the live feed (bench/feed.py). Writes the figures to
+a 10,000-entry log; then the live feed (bench/feed.py), the odds at the largest pools
+(bench/odds.py) and the statistics of a 10,000-roll campaign (bench/stats.py). Writes the figures to
 BENCHMARKS.md with the machine they came from.
 
     python -m bench.run [--seconds 8] [--workers 2] [--entries 10000]
@@ -29,6 +30,7 @@ import time
 import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 from sqlalchemy.engine import make_url
@@ -39,6 +41,9 @@ from app.engine.registry import DEFAULT_REGISTRY
 from bench.feed import FeedRun, run_feed
 from bench.feed import report_lines as feed_report
 from bench.load import Result, build_request, call, exchange, run_load
+from bench.odds import KindLatency, run_odds
+from bench.odds import report_lines as odds_report
+from bench.stats import time_stats
 from bench.verify_load import VerifyingRun, quiet, verify_loop
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -344,9 +349,15 @@ def main() -> None:
             f"duplicated {feed.duplicated}, wrongly redacted {feed.wrongly_seen}",
             flush=True,
         )
+        print("odds at the largest pools, statistics of a 10,000-roll campaign", flush=True)
+        odds = run_odds(ports)
+        stats = time_stats(HOST, ports[0])
+        for kind in odds:
+            print(f"odds {kind.kind}: p99 {kind.percentile(0.99):.1f} ms", flush=True)
+        print(f"stats: {stats['gm_seconds'] * 1000:.0f} ms (GM)", flush=True)
     finally:
         stop(servers)
-    write_report(args, rows, verification, isolation, postgres_version(url), feed)
+    write_report(args, rows, verification, isolation, postgres_version(url), feed, (odds, stats))
 
 
 def verification_isolation(
@@ -369,6 +380,7 @@ def write_report(
     isolation: tuple[Result, VerifyingRun, VerifyingRun],
     pg_version: str,
     feed: FeedRun,
+    odds: tuple[list[KindLatency], dict[str, Any]],
 ) -> None:
     info = machine()
     threads = Settings(
@@ -456,6 +468,7 @@ def write_report(
         "to the next, which is why the two endpoints are measured in alternating rounds.",
         "",
         *feed_report(feed),
+        *odds_report(*odds),
     ]
     args.output.write_text("\n".join(lines))
     print(f"wrote {args.output}")

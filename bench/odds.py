@@ -1,0 +1,222 @@
+"""Odds latency (issue 21), run by bench/run.py on its worker processes.
+
+`POST /campaigns/{id}/odds` for each seed roll kind at its largest allowed pool, every
+request a distinct one (another difficulty, modifier or option), so each is computed cold,
+not answered from a cache: generic dice of 100 dice, a Vampire action of 20 dice, a JDR
+Express action with Advantage, a Fabulae test of the largest pool a sheet and its helpers
+allow. Reported: p50 and p99 of each kind's answers, against the 10 ms target.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bench.load import build_request, exchange
+
+HOST = "127.0.0.1"
+TARGET_P99_MS = 10.0
+VAMPIRE_SHEET: dict[str, Any] = {
+    "attributes": {
+        "force": 5,
+        "dexterite": 5,
+        "vigueur": 5,
+        "charisme": 5,
+        "manipulation": 5,
+        "apparence": 5,
+        "perception": 5,
+        "intelligence": 5,
+        "astuce": 5,
+    },
+    "abilities": {"athletisme": 5, "subterfuge": 5},
+    "willpower": {"max": 10, "current": 10},
+}
+JDR_SHEET: dict[str, Any] = {
+    "traits": {"mental": 3, "physique": 2, "social": 1},
+    "talents": [{"name": "Théologie", "bonus": 2}],
+    "faith": "believer",
+    "sacred_object": "croix orthodoxe",
+}
+# A PC's creation budget caps its attributes at 5 and its skills at 3 (FAB-1..6): an NPC,
+# whose sheet the GM writes, holds the largest pool.
+FABULAE_SHEET: dict[str, Any] = {
+    "attributes": {"physique": 5, "habilete": 5, "intellect": 5, "empathie": 5},
+    "skills": {"combat": 3, "tir": 3, "observation": 3, "soin": 3, "resistance": 3},
+    "talents": ["cool_head"],
+}
+
+
+@dataclass
+class KindLatency:
+    kind: str
+    pool: str
+    latencies_ms: list[float]
+    refused: int
+
+    def percentile(self, fraction: float) -> float:
+        ordered = sorted(self.latencies_ms)
+        if not ordered:
+            return 0.0
+        return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+async def _call(
+    port: int, method: str, path: str, body: object, key: str | None = None
+) -> tuple[int, Any]:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    reader, writer = await asyncio.open_connection(HOST, port)
+    try:
+        status, raw = await exchange(
+            reader, writer, build_request(method, path, body=body, headers=headers)
+        )
+    finally:
+        writer.close()
+    return status, json.loads(raw) if raw else None
+
+
+async def _made(port: int, path: str, body: object, key: str | None = None) -> dict[str, Any]:
+    status, answer = await _call(port, "POST", path, body, key)
+    assert status == 201 and isinstance(answer, dict), (status, answer)
+    return answer
+
+
+async def _campaign(port: int, key: str, system: str, sheet: dict[str, Any]) -> tuple[str, str]:
+    campaign = await _made(
+        port, "/api/v1/campaigns", {"name": f"odds {system}", "system": system}, key
+    )
+    character = await _made(
+        port,
+        f"/api/v1/campaigns/{campaign['id']}/characters",
+        {"name": "Largest pool", "kind": "npc", "sheet": sheet},
+        key,
+    )
+    return campaign["id"], character["id"]
+
+
+def _bodies(kind: str, character: str) -> tuple[str, list[dict[str, Any]]]:
+    """Distinct bodies of the kind's largest pool: (what the pool is, the bodies)."""
+    if kind == "dice":
+        notations = [f"100d{sides}" for sides in (2, 4, 6, 8, 10, 12)]
+        notations += [f"100d{sides}+{bonus}" for sides in (6, 10) for bonus in range(1, 8)]
+        return "100 dice (d2..d12)", [{"kind": "dice", "notation": n} for n in notations]
+    if kind == "vampire.action":
+        bodies = [
+            {
+                "kind": "vampire.action",
+                "character_id": character,
+                "attribute": "force",
+                "ability": "athletisme",
+                "modifier": 10,
+                "difficulty": difficulty,
+                "explosive": explosive,
+                "willpower": willpower,
+            }
+            for difficulty in range(2, 11)
+            for explosive in (False, True)
+            for willpower in (False, True)
+        ]
+        return "20 dice (Force 5 + Athlétisme 5 + 10)", bodies
+    if kind == "jdr.action":
+        bodies = [
+            {
+                "kind": "jdr.action",
+                "character_id": character,
+                "trait": trait,
+                "modifier": modifier,
+                "advantage": True,
+            }
+            for trait in ("mental", "physique", "social")
+            for modifier in range(-5, 6)
+        ]
+        return "3D6 keep 2 (Advantage)", bodies
+    pairs = (  # FAB-4: each skill with an attribute it is rolled with
+        ("physique", "combat"),
+        ("habilete", "tir"),
+        ("intellect", "observation"),
+        ("empathie", "soin"),
+        ("physique", "resistance"),
+    )
+    bodies = [
+        {
+            "kind": "fabulae.action",
+            "character_id": character,
+            "attribute": attribute,
+            "skill": skill,
+            "helpers": 3,
+            "modifiers": [{"source": "bench", "dice": dice}],
+        }
+        for attribute, skill in pairs
+        for dice in range(7)
+    ]
+    return "attribute 5 + skill 3 + 3 helpers + 6", bodies
+
+
+async def _measure(port: int) -> list[KindLatency]:
+    user = await _made(port, "/api/v1/users", {"name": "odds bench"})
+    key = user["api_key"]
+    tables = {
+        "dice": await _campaign(port, key, "vampire", VAMPIRE_SHEET),
+        "vampire.action": await _campaign(port, key, "vampire", VAMPIRE_SHEET),
+        "jdr.action": await _campaign(port, key, "jdr-express-dracula", JDR_SHEET),
+        "fabulae.action": await _campaign(port, key, "fabulae-tenebris", FABULAE_SHEET),
+    }
+    found = []
+    for kind, (campaign, character) in tables.items():
+        pool, bodies = _bodies(kind, character)
+        latencies, refused = [], 0
+        for body in bodies:
+            started = time.perf_counter()
+            status, answer = await _call(
+                port, "POST", f"/api/v1/campaigns/{campaign}/odds", body, key
+            )
+            elapsed = (time.perf_counter() - started) * 1000
+            if status != 200:
+                refused += 1
+                print(f"  {kind}: {status} {answer}", flush=True)
+                continue
+            latencies.append(elapsed)
+        found.append(KindLatency(kind, pool, latencies, refused))
+    return found
+
+
+def run_odds(ports: Sequence[int]) -> list[KindLatency]:
+    return asyncio.run(_measure(ports[0]))
+
+
+def report_lines(kinds: list[KindLatency], stats: dict[str, Any] | None) -> list[str]:
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "**missed**"
+
+    lines = [
+        "## Odds and statistics",
+        "",
+        "`POST /campaigns/{id}/odds` at each seed kind's largest allowed pool, through the API "
+        "(one client, one worker answering), every request a distinct one so that each is "
+        "computed, not served from a cache.",
+        "",
+        "| kind | largest pool | requests | p50 ms | p99 ms | refused | p99 < 10 ms |",
+        "|---|---|---:|---:|---:|---:|---|",
+    ]
+    for kind in kinds:
+        p99 = kind.percentile(0.99)
+        lines.append(
+            f"| `{kind.kind}` | {kind.pool} | {len(kind.latencies_ms)} | "
+            f"{kind.percentile(0.5):.1f} | {p99:.1f} | {kind.refused} | "
+            f"{verdict(p99 < TARGET_P99_MS and not kind.refused)} |"
+        )
+    if stats is not None:
+        lines += [
+            "",
+            f"`GET /campaigns/{{id}}/stats` on a {stats['rolls']:,}-roll campaign: "
+            f"{stats['gm_seconds'] * 1000:.0f} ms for the GM, "
+            f"{stats['player_seconds'] * 1000:.0f} ms for a player, "
+            f"{stats['grouped_seconds'] * 1000:.0f} ms grouped by actor "
+            f"(target: under {stats['target_seconds']:g} s: "
+            f"{verdict(bool(stats['ok']))}).",
+        ]
+    lines.append("")
+    return lines
