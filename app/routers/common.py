@@ -112,10 +112,10 @@ async def entry_filters(
     ] = None,
     visibility: Annotated[Visibility | None, Query()] = None,
     created_after: Annotated[
-        datetime | None, Query(description="RFC 3339: entries made after this moment")
+        datetime | None, Query(description="RFC 3339: entries made at or after this moment")
     ] = None,
     created_before: Annotated[
-        datetime | None, Query(description="RFC 3339: entries made before this moment")
+        datetime | None, Query(description="RFC 3339: entries made before this moment (not at it)")
     ] = None,
 ) -> EntryFilters:
     """The audit's filters (issue 21). Async: it runs inline, not in the thread pool. A

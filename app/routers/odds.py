@@ -46,13 +46,17 @@ def build(registry: Registry) -> APIRouter:
         user: CurrentUser,
         campaign_id: uuid.UUID,
         body: Annotated[models.roll_body, Body()],  # type: ignore[name-defined]
+        request_id: Annotated[
+            uuid.UUID | None,
+            Query(description="the odds of an answer to this roll request, with the GM's values"),
+        ] = None,
     ) -> Any:
         """The exact probability of every outcome the rules define for this roll: the same
         body as POST .../rolls, the character's sheet read as the roll would read it.
         Nothing is drawn or logged. A player may not ask for odds that read an NPC's values
         or an entry hidden from them (403)."""
         access = get_campaign_access(session, campaign_id, user)
-        return roll_odds(session, access, registry, body)
+        return roll_odds(session, access, registry, body, request_id)
 
     @router.get(
         "/stats",

@@ -639,7 +639,8 @@ class EntryFilters:
             found.append(col(LogEntry.visibility) == self.visibility)
         # FAIR-10's created_at is fixed-width RFC 3339 UTC: its text sorts as its time.
         if self.created_after is not None:
-            found.append(col(LogEntry.created_at) > rfc3339(self.created_after))
+            # Half-open, [after, before): consecutive windows share no entry and miss none.
+            found.append(col(LogEntry.created_at) >= rfc3339(self.created_after))
         if self.created_before is not None:
             found.append(col(LogEntry.created_at) < rfc3339(self.created_before))
         return found

@@ -5,6 +5,7 @@ define. Nothing is drawn or logged."""
 from __future__ import annotations
 
 import copy
+import uuid
 from typing import Any
 
 from pydantic import BaseModel
@@ -15,6 +16,7 @@ from app.engine.odds import Odds
 from app.engine.registry import Registry
 from app.services.access import CampaignAccess
 from app.services.commitments import commit_npc_values
+from app.services.roll_requests import answering
 from app.services.rolls import prepare_without_rolling
 
 
@@ -23,10 +25,21 @@ def kinds_with_odds(registry: Registry, system: str) -> list[str]:
 
 
 def roll_odds(
-    session: Session, access: CampaignAccess, registry: Registry, body: BaseModel
+    session: Session,
+    access: CampaignAccess,
+    registry: Registry,
+    body: BaseModel,
+    request_id: uuid.UUID | None = None,
 ) -> dict[str, Any]:
-    """{kind, rules, odds} for the roll this body asks for, as the caller would make it."""
-    rules, prepared, table = prepare_without_rolling(session, access, registry, body)
+    """{kind, rules, odds} for the roll this body asks for, as the caller would make it;
+    with `request_id`, as the answer to that roll request, with the values the GM set."""
+    kind_name = str(getattr(body, "kind"))  # noqa: B009 (every roll body has its kind)
+    rules = registry.in_campaign(access.campaign.system, kind_name)
+    gm_set: frozenset[str] = frozenset()
+    if request_id is not None:
+        reply = answering(session, access, rules.kind, body, request_id)
+        body, gm_set = reply.body, reply.gm_set
+    prepared, table = prepare_without_rolling(session, access, rules, body, gm_set)
     kind = rules.kind
     if not access.is_gm:
         # FAIR-13: what the rules read of entries hidden from the caller stays hidden.

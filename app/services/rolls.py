@@ -216,18 +216,21 @@ def prepare(
 
 
 def prepare_without_rolling(
-    session: Session, access: CampaignAccess, registry: Registry, body: BaseModel
-) -> tuple[Rules, Prepared[Any], CampaignTable]:
-    """A client's roll body prepared as POST /rolls would prepare it (its access, GM-decides
-    and other-side checks, the sheets as they are now), for what reads it without rolling
-    (its odds): the campaign is not locked, nothing is drawn or logged. The encounter check
-    is left out: odds of an action are worth knowing before its turn comes."""
-    kind_name = str(getattr(body, "kind"))  # noqa: B009 (every roll body has its kind)
-    rules = registry.in_campaign(access.campaign.system, kind_name)
-    check_gm_decides(access, rules.kind, body)
-    check_other_side(session, access, rules.kind, body)
-    prepared, table = prepare(session, access, rules, body)
-    return rules, prepared, table
+    session: Session,
+    access: CampaignAccess,
+    rules: Rules,
+    body: BaseModel,
+    gm_set: frozenset[str] = frozenset(),
+) -> tuple[Prepared[Any], CampaignTable]:
+    """A client's roll body prepared as POST /rolls would prepare it (who may send it, the
+    sheets as they are now), for what reads it without rolling (its odds): the campaign is
+    not locked, nothing is drawn or logged.
+
+    Asking decides nothing, so what the GM decides and the other side's choices may be
+    supposed (a difficulty of 8, the defender's dodge): the roll itself still checks them.
+    The encounter check is left out: odds of an action are worth knowing before its turn."""
+    supposed = frozenset(name for name, _ in rules.kind.gm_decides) | {"visibility"}
+    return prepare(session, access, rules, body, gm_set | supposed)
 
 
 def roll(

@@ -108,7 +108,10 @@ def test_time_range_filters_by_created_at(client, gm, make_campaign):
     first = dice(client, campaign, gm)
     second = dice(client, campaign, gm)
     middle = first["created_at"]
-    after_first = listed(client, campaign, gm, "/rolls", f"&created_after={middle}")
+    # [created_after, created_before): the first bound is in, the second out.
+    from_first = listed(client, campaign, gm, "/rolls", f"&created_after={middle}")
+    assert seqs(from_first) == [first["seq"], second["seq"]]
+    after_first = listed(client, campaign, gm, "/rolls", f"&created_after={second['created_at']}")
     assert seqs(after_first) == [second["seq"]]
     before_second = listed(
         client, campaign, gm, "/rolls", f"&created_before={second['created_at']}"
@@ -118,7 +121,7 @@ def test_time_range_filters_by_created_at(client, gm, make_campaign):
     moment = datetime.fromisoformat(middle.replace("Z", "+00:00"))
     paris = moment.astimezone(timezone(timedelta(hours=2))).isoformat()
     query = f"&created_after={paris.replace('+', '%2B')}"
-    assert seqs(listed(client, campaign, gm, "/rolls", query)) == [second["seq"]]
+    assert seqs(listed(client, campaign, gm, "/rolls", query)) == seqs([first, second])
     hour_ago = (datetime.now(UTC) - timedelta(hours=1)).isoformat().replace("+00:00", "Z")
     in_hour = (datetime.now(UTC) + timedelta(hours=1)).isoformat().replace("+00:00", "Z")
     window = f"&created_after={hour_ago}&created_before={in_hour}"

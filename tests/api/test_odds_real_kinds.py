@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from tests.api.helpers import rolled, url
-from tests.conftest import VAMPIRE_SHEET
+from tests.conftest import FABULAE_SHEET, VAMPIRE_SHEET
 
 
 def _odds(client, campaign, caller, body):
@@ -55,3 +55,86 @@ def test_VAM_odds_of_an_action_name_every_outcome_worst_to_best(
     assert [o["code"] for o in outcomes] == ["botch", "failure", "marginal", "moderate", "complete"]
     assert sum(Fraction(o["exact"]) for o in outcomes) == 1
     assert answer["rules"].startswith("vampire@")
+
+
+def _vampire_table(client, make_campaign, make_character, gm, player):
+    campaign = make_campaign("vampire", players=(player,))
+    character = make_character(campaign, player, sheet=VAMPIRE_SHEET, owner_id=player.id)
+    return campaign, character
+
+
+def _action(character, **extra):
+    return {
+        "kind": "vampire.action",
+        "character_id": character["id"],
+        "attribute": "force",
+        **extra,
+    }
+
+
+def test_VAM_5_a_player_may_ask_the_odds_at_a_difficulty_the_GM_decides(
+    client, make_campaign, make_character, gm, player
+):
+    campaign, character = _vampire_table(client, make_campaign, make_character, gm, player)
+    # Rolling it, the player may not set the difficulty (VAM-5): asking decides nothing.
+    refused = client.post(
+        url(campaign, "/rolls"), json=_action(character, difficulty=8), headers=player.headers
+    )
+    assert refused.status_code == 403
+    at_8 = _odds(client, campaign, player, _action(character, difficulty=8))
+    at_6 = _odds(client, campaign, player, _action(character))
+    assert at_8["odds"]["outcomes"] != at_6["odds"]["outcomes"]
+    assert at_8 == _odds(client, campaign, gm, _action(character, difficulty=8))
+
+
+def test_the_odds_of_an_answer_to_a_roll_request_take_the_GM_values(
+    client, make_campaign, make_character, gm, player
+):
+    campaign, character = _vampire_table(client, make_campaign, make_character, gm, player)
+    request = client.post(
+        url(campaign, "/roll-requests"),
+        json={
+            "kind": "vampire.action",
+            "character_ids": [character["id"]],
+            "values": {"difficulty": 8},
+        },
+        headers=gm.headers,
+    )
+    assert request.status_code == 201, request.text
+    answered = client.post(
+        url(campaign, "/odds"),
+        params={"request_id": request.json()["id"]},
+        json=_action(character),
+        headers=player.headers,
+    )
+    assert answered.status_code == 200, answered.text
+    assert answered.json() == _odds(client, campaign, gm, _action(character, difficulty=8))
+    changed = client.post(
+        url(campaign, "/odds"),
+        params={"request_id": request.json()["id"]},
+        json=_action(character, difficulty=6),
+        headers=player.headers,
+    )
+    assert changed.status_code == 422 and "the GM's request sets it" in changed.json()["detail"]
+
+
+def test_FAB_62_an_attackers_odds_may_suppose_the_defenders_choice(
+    client, make_campaign, make_character, gm, player, other_player
+):
+    campaign = make_campaign("fabulae-tenebris", players=(player, other_player))
+    armed = {**FABULAE_SHEET, "weapons": [{"id": "knife"}]}
+    mine = make_character(campaign, player, sheet=armed, owner_id=player.id, name="Élise")
+    theirs = make_character(campaign, other_player, owner_id=other_player.id, name="Marc")
+    attack = {
+        "kind": "fabulae.attack",
+        "attacker_id": mine["id"],
+        "target_id": theirs["id"],
+        "mode": "melee",
+        "weapon": "knife",
+    }
+    dodge = _odds(client, campaign, player, {**attack, "defense": "dodge"})
+    undefended = _odds(client, campaign, player, {**attack, "defense": "none"})
+    hit = {o["code"]: Fraction(o["exact"]) for o in dodge["odds"]["outcomes"]}["hit"]
+    bare = {o["code"]: Fraction(o["exact"]) for o in undefended["odds"]["outcomes"]}["hit"]
+    assert hit < bare  # a dodge makes the hit less likely
+    assert [o["code"] for o in dodge["odds"]["outcomes"]] == ["impossible", "miss", "hit"]

@@ -314,12 +314,16 @@ def grapple_odds(request: FabulaeGrappleRequest, version: RulesVersion) -> Odds:
 
 
 def defend_odds(request: FabulaeDefendRequest, version: RulesVersion) -> Odds:
-    """FAB-62: the waiting attack or grapple, with the defense now chosen."""
+    """FAB-62: the waiting attack or grapple, with the defense now chosen. The entry is the
+    defender's: its outcomes run worst to best for the defender, the attacker's reversed,
+    so its luck is the defender's."""
     if request.attack is not None:
-        return attack_odds(request.attack, version)
-    if request.grapple is None:
+        odds = attack_odds(request.attack, version)
+    elif request.grapple is not None:
+        odds = grapple_odds(request.grapple, version)
+    else:
         raise InvalidInput("a defense answers an attack or a grapple")
-    return grapple_odds(request.grapple, version)
+    return odds.model_copy(update={"outcomes": list(reversed(odds.outcomes))})
 
 
 BREAK_FREE_OUTCOMES = ("impossible", "held", "freed")
