@@ -54,7 +54,7 @@ def test_dice_roll_returns_its_audit_entry(client, gm, make_campaign):
         ("0d6", "at least one die"),
         ("1d6rr<7", "never end"),
         ("2d6**3", "unexpected '*'"),
-        ("d", "unexpected the end"),
+        ("d", "it ends too soon"),
         ("(" * 11 + "1" + ")" * 11, "nest deeper than 10"),
     ],
 )

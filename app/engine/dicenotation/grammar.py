@@ -83,6 +83,10 @@ HELP = (
 )
 
 
+ENDS_TOO_SOON = "it ends too soon: a term, a number or a ')' is missing"
+OPERATION_LETTERS = frozenset("kpdrem!")
+
+
 def invalid(notation: str, reason: str) -> InvalidInput:
     return InvalidInput(
         f"invalid dice notation '{notation}': {reason}. {HELP}",
@@ -116,12 +120,17 @@ def _parse(notation: str) -> Notation:
         raise invalid(notation, "it cannot be read") from None
     except UnexpectedCharacters as error:
         position = error.pos_in_stream or 0
-        found = repr(text[position]) if position < len(text) else "the end"
-        raise invalid(notation, f"unexpected {found} at position {position + 1}") from None
+        if position >= len(text):
+            raise invalid(notation, ENDS_TOO_SOON) from None
+        reason = f"unexpected {text[position]!r} at position {position + 1}"
+        if text[position] in OPERATION_LETTERS:
+            reason += ": an operation takes its number or selector (kh3, dl1, rr<2, e6, >6)"
+        raise invalid(notation, reason) from None
     except UnexpectedInput as error:
         token = getattr(error, "token", None)
-        found = f"'{token}'" if isinstance(token, Token) and token.type != "$END" else "the end"
-        raise invalid(notation, f"unexpected {found}") from None
+        if not isinstance(token, Token) or token.type == "$END":
+            raise invalid(notation, ENDS_TOO_SOON) from None
+        raise invalid(notation, f"unexpected '{token}'") from None
     except LarkError:
         raise invalid(notation, "it cannot be read") from None
     total = sum(group.count for group in groups(expr))
@@ -130,7 +139,7 @@ def _parse(notation: str) -> Notation:
     try:
         low, high = interval(expr)
     except ValueError as divisor:
-        raise invalid(notation, f"'{divisor}' can come to 0, and it divides") from None
+        raise invalid(notation, f"the divisor '{divisor}' can come to 0") from None
     if max(-low, high) > MAX_TOTAL:
         raise invalid(notation, f"its value could pass ±2^53 ({MAX_TOTAL})")
     return Notation(expr, label or None)
