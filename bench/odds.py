@@ -100,9 +100,9 @@ async def _campaign(port: int, key: str, system: str, sheet: dict[str, Any]) -> 
 def _bodies(kind: str, character: str) -> tuple[str, list[dict[str, Any]]]:
     """Distinct bodies of the kind's largest pool: (what the pool is, the bodies)."""
     if kind == "dice":
-        notations = [f"100d{sides}" for sides in (2, 4, 6, 8, 10, 12)]
+        notations = [f"100d{sides}" for sides in (2, 4, 6, 8, 10, 12, 20, 100)]
         notations += [f"100d{sides}+{bonus}" for sides in (6, 10) for bonus in range(1, 8)]
-        return "100 dice (d2..d12)", [{"kind": "dice", "notation": n} for n in notations]
+        return "100 dice (d2..d100)", [{"kind": "dice", "notation": n} for n in notations]
     if kind == "vampire.action":
         bodies = [
             {
