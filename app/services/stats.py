@@ -241,6 +241,8 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
                 percentile_sum += percentile
                 lucky += 1
             continue
+        if row.result.get("awaiting") is not None:
+            continue  # FAB-62/FAB-36: nothing rolled yet; the answer is the roll that counts
         found = rules.kind.outcome(result) if rules.kind.outcome is not None else None
         code = found.code if found is not None else known.no_outcome if known else None
         if code is None:

@@ -138,3 +138,25 @@ def test_FAB_62_an_attackers_odds_may_suppose_the_defenders_choice(
     bare = {o["code"]: Fraction(o["exact"]) for o in undefended["odds"]["outcomes"]}["hit"]
     assert hit < bare  # a dodge makes the hit less likely
     assert [o["code"] for o in dodge["odds"]["outcomes"]] == ["impossible", "miss", "hit"]
+
+
+def test_FAB_62_an_attack_awaiting_its_defense_counts_no_outcome_in_the_statistics(
+    client, make_campaign, make_character, gm, player, other_player
+):
+    campaign = make_campaign("fabulae-tenebris", players=(player, other_player))
+    armed = {**FABULAE_SHEET, "weapons": [{"id": "knife"}]}
+    mine = make_character(campaign, player, sheet=armed, owner_id=player.id, name="Élise")
+    theirs = make_character(campaign, other_player, owner_id=other_player.id, name="Marc")
+    attack = {
+        "kind": "fabulae.attack",
+        "attacker_id": mine["id"],
+        "target_id": theirs["id"],
+        "mode": "melee",
+        "weapon": "knife",
+    }
+    waiting = rolled(client, campaign, player, attack)
+    assert waiting["result"]["awaiting"]["choice"] == "defense"
+    answer = client.get(url(campaign, "/stats"), headers=gm.headers).json()
+    (attacks,) = [k for k in answer["kinds"] if k["kind"] == "fabulae.attack"]
+    assert attacks["rolls"] == 1
+    assert [o["code"] for o in attacks["outcomes"] if o["observed"]] == []
