@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final, Literal
 
 from pydantic import Field
@@ -279,10 +280,22 @@ def unknown_ability(ability: str | None, character: VampireCharacter) -> Invalid
     )
 
 
-def resolve(
-    request: VampireActionRequest, dice: DiceSource, version: RulesVersion
-) -> Resolution[VampireActionResult]:
-    """VAM-10..30: attribute + ability (+ modifier) D10 against a difficulty."""
+@dataclass(frozen=True)
+class ActionPool:
+    """What an action rolls, as `resolve` reads it before the dice (its odds read it too)."""
+
+    pool: int
+    attribute_value: int
+    ability_value: int
+    penalty: int  # VAM-40's wound penalty, taken off the pool
+    base: int  # the difficulty before the retry penalty
+    difficulty: int
+    explosive: bool
+
+
+def action_pool(request: VampireActionRequest, version: RulesVersion) -> ActionPool:
+    """The pool, difficulty and explosive tens, with every refusal made before the dice
+    are known (VAM-2, VAM-10, VAM-11, VAM-30, VAM-40)."""
     character = request.character
     sheet = character.sheet
     if version >= CORRECTED and (unknown := unknown_ability(request.ability, character)):
@@ -310,19 +323,31 @@ def resolve(
     explosive = request.explosive
     if explosive is None:
         explosive = attribute_value > EXPLOSIVE_ABOVE
+    return ActionPool(pool, attribute_value, ability_value, penalty, base, difficulty, explosive)
+
+
+def resolve(
+    request: VampireActionRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[VampireActionResult]:
+    """VAM-10..30: attribute + ability (+ modifier) D10 against a difficulty."""
+    character = request.character
+    sheet = character.sheet
+    rolled = action_pool(request, version)
+    pool, difficulty, explosive = rolled.pool, rolled.difficulty, rolled.explosive
     label = DIFFICULTIES.get(str(difficulty))
     common = {
         "pool": pool,
-        "attribute_value": attribute_value,
-        "ability_value": ability_value,
+        "attribute_value": rolled.attribute_value,
+        "ability_value": rolled.ability_value,
         "modifier": request.modifier,
         "difficulty": difficulty,
         "difficulty_label": label.fr if label else None,
         "explosive": explosive,
-        "retry_penalty": difficulty - base,
+        "retry_penalty": difficulty - rolled.base,
     }
-    if penalty:
-        common["wound_penalty"] = penalty  # set only when it takes dice: older entries replay
+    if rolled.penalty:
+        # Set only when it takes dice: older entries replay.
+        common["wound_penalty"] = rolled.penalty
     if request.take_automatic:
         # VAM-20: no dice when the pool reaches the difficulty and nothing is at stake.
         if request.tense:

@@ -18,12 +18,9 @@ from app.engine.contract import RulesVersion
 from app.engine.errors import refusal
 from app.engine.odds import Odds, distribution, outcome_odds
 from app.engine.rulesets.vampire.action import (
-    CORRECTED,
-    EXPLOSIVE_ABOVE,
     VampireActionRequest,
-    difficulty_of,
+    action_pool,
     quality_of,
-    unknown_ability,
 )
 from app.engine.rulesets.vampire.health import (
     DAMAGE_DIFFICULTY,
@@ -71,35 +68,14 @@ def counted(pool: int, difficulty: int, explosive: bool) -> dict[tuple[int, int]
     return dict(found)
 
 
-def action_pool(request: VampireActionRequest, version: RulesVersion) -> tuple[int, int, bool]:
+def checked_pool(request: VampireActionRequest, version: RulesVersion) -> tuple[int, int, bool]:
     """The pool, the difficulty rolled against and explosive, as `resolve` reads them,
     with every refusal it makes before the dice (VAM-2, VAM-10, VAM-11, VAM-20, VAM-21,
     VAM-30, VAM-40)."""
+    rolled = action_pool(request, version)
+    pool, difficulty, explosive = rolled.pool, rolled.difficulty, rolled.explosive
     character = request.character
     sheet = character.sheet
-    if version >= CORRECTED and (unknown := unknown_ability(request.ability, character)):
-        raise unknown
-    attribute_value = getattr(sheet.attributes, request.attribute)
-    ability = request.ability
-    ability_value = sheet.abilities.get(ability, 0) if ability else 0
-    penalty = 0
-    if version >= CORRECTED:
-        if incapacitated(sheet.health):
-            raise cannot_act(character)
-        penalty = wound_penalty(sheet.health)
-    pool = attribute_value + ability_value + request.modifier - penalty
-    if pool <= 0:
-        wounded = f" (wound penalty −{penalty}, VAM-40)" if penalty else ""
-        raise refusal("VAM-10", f"the pool is {pool} dice{wounded}; nothing can be rolled")
-    _, difficulty = difficulty_of(request, version)
-    retry = request.retry
-    if retry is not None:
-        closed = retry.chain if version >= CORRECTED else retry.chain[-1:]
-        if any(attempt.outcome == "success" for attempt in closed):
-            raise refusal("VAM-30", "only a failed action is retried; a success closes its chain")
-    explosive = request.explosive
-    if explosive is None:
-        explosive = attribute_value > EXPLOSIVE_ABOVE
     if request.take_automatic:
         if request.tense:
             raise refusal("VAM-20", "no automatic success in combat or a tense situation")
@@ -117,7 +93,7 @@ def action_pool(request: VampireActionRequest, version: RulesVersion) -> tuple[i
 
 def action_odds(request: VampireActionRequest, version: RulesVersion) -> Odds:
     """VAM-10..30: botch, failure, marginal, moderate and complete success, exactly."""
-    pool, difficulty, explosive = action_pool(request, version)
+    pool, difficulty, explosive = checked_pool(request, version)
     notes = [
         f"{pool}d10 against {difficulty}"
         + (", a 10 counting two successes (VAM-14, never rerolled)" if explosive else "")
