@@ -4,6 +4,7 @@ the sheet's `deprived`) block the healing of their track, and a rest never ends 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from pydantic import Field
@@ -218,10 +219,19 @@ def rolled_fields(rolled: FabulaeDice) -> FabulaeRecoverResult:
     return FabulaeRecoverResult(**rolled.model_dump(exclude_unset=True))
 
 
-def resolve_recover(
-    request: FabulaeRecoverRequest, dice: DiceSource, version: RulesVersion
-) -> Resolution[FabulaeRecoverResult]:
-    """FAB-80..82: rest, Soin by an ally or oneself, the broken character's Résistance."""
+@dataclass(frozen=True)
+class RecoveryTest:
+    """The test a care or a Broken character's Résistance rolls (its odds read it too)."""
+
+    roller: FabulaeCharacter
+    inputs: FabulaeRollInputs
+    track: Track
+    self_care: bool
+
+
+def recovery_test(request: FabulaeRecoverRequest, version: RulesVersion) -> RecoveryTest | None:
+    """What the recovery rolls, after every refusal made before the dice; None for a rest,
+    which draws no die (FAB-80..82)."""
     mode = request.mode
     patient = request.patient
     sheet = patient.sheet
@@ -231,9 +241,7 @@ def resolve_recover(
     if mode == "rest":
         if request.duration is None:
             raise InvalidInput("duration must be quart, tour or night")
-        if version >= CORRECTED:
-            return corrected_rest(patient, request.duration)
-        return rest(patient, request.duration)
+        return None
     if mode == "care":
         healer, track = request.healer, request.track
         if healer is None or track is None:
@@ -254,9 +262,36 @@ def resolve_recover(
             helpers=request.helpers,
             modifiers=[*request.modifiers, *(own if self_care else [])],
         )
-        rolled, effects = action_roll(healer, roll, request.session, dice)
-        result = rolled_fields(rolled)
-        medic = has_talent(healer.sheet, "medic")
+        return RecoveryTest(healer, roll, track, self_care)
+    if not sheet.broken:  # broken_resistance
+        raise refusal("FAB-81", f"{patient.name} is not Broken")
+    broken_track: Track = sheet.broken_track or "physical"
+    if version >= CORRECTED:
+        refuse_deprived(patient, broken_track)
+    # FAB-4/FAB-43: Résistance with Physique for the body, Empathie for the mind.
+    roll = FabulaeRollInputs(
+        attribute="physique" if broken_track == "physical" else "empathie", skill="resistance"
+    )
+    return RecoveryTest(patient, roll, broken_track, False)
+
+
+def resolve_recover(
+    request: FabulaeRecoverRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeRecoverResult]:
+    """FAB-80..82: rest, Soin by an ally or oneself, the broken character's Résistance."""
+    patient = request.patient
+    sheet = patient.sheet
+    test = recovery_test(request, version)
+    if test is None:
+        assert request.duration is not None  # recovery_test refuses a rest without one
+        if version >= CORRECTED:
+            return corrected_rest(patient, request.duration)
+        return rest(patient, request.duration)
+    rolled, effects = action_roll(test.roller, test.inputs, request.session, dice)
+    result = rolled_fields(rolled)
+    track = test.track
+    if request.mode == "care":
+        medic = has_talent(test.roller.sheet, "medic")
         broken = sheet.broken and sheet.broken_track == track
         rule = "FAB-81" if broken else "FAB-80"
         if result.outcome == "success":
@@ -267,28 +302,15 @@ def resolve_recover(
             if broken or version < CORRECTED:
                 effects += unbroken(patient, [s for s in sheet.states if s not in cleared])
             result.cleared = cleared
-        result.track, result.self_care, result.passive = track, self_care, False
+        result.track, result.self_care, result.passive = track, test.self_care, False
         return Resolution(result, effects)
-    if not sheet.broken:  # broken_resistance
-        raise refusal("FAB-81", f"{patient.name} is not Broken")
-    broken_track: Track = sheet.broken_track or "physical"
-    if version >= CORRECTED:
-        refuse_deprived(patient, broken_track)
-    # FAB-4/FAB-43: Résistance with Physique for the body, Empathie for the mind.
-    roll = FabulaeRollInputs(
-        attribute="physique" if broken_track == "physical" else "empathie", skill="resistance"
-    )
-    rolled, effects = action_roll(patient, roll, request.session, dice)
-    result = rolled_fields(rolled)
     if result.outcome == "success":
         count = 2 if result.feats else 1
-        cleared, state_effects = clear_states(
-            patient, clearable(sheet, broken_track)[:count], "FAB-81"
-        )
+        cleared, state_effects = clear_states(patient, clearable(sheet, track)[:count], "FAB-81")
         effects += state_effects
         effects += unbroken(patient, [s for s in sheet.states if s not in cleared])
         result.cleared = cleared
-    result.track, result.passive = broken_track, False
+    result.track, result.passive = track, False
     return Resolution(result, effects)
 
 

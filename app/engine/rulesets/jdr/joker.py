@@ -272,15 +272,10 @@ class JdrJokerResult(Model):
         return JdrActionResult.model_validate(self.dump(exclude={"rerolls"}))
 
 
-def resolve_joker(
-    request: JdrJokerRequest, dice: DiceSource, version: RulesVersion
-) -> Resolution[JdrJokerResult]:
-    """JDR-25..27: reroll a roll of direct peril once per session; the reroll is final."""
+def action_reroll(request: JdrJokerRequest, version: RulesVersion) -> tuple[int, JdrActionRequest]:
+    """The seq of the action a Joker rerolls and the request of its reroll, after every
+    refusal made before the dice (JDR-25..27); its odds read it too."""
     character = request.character
-    require_pc(character, "JDR-25", "the Joker")
-    action = request.action
-    if version >= 4 and isinstance(action, JdrFollowedAttack | JdrFollowedMythos):
-        return reroll_other(request, action, dice, version)
     action = checked_action(request, character.id, "JDR-25")
     same_scene(request, action, "JDR-25", "the Joker")
     context = context_of(action, request.follow_ups)
@@ -292,8 +287,21 @@ def resolve_joker(
         raise refusal("JDR-27", f"{used} was used on this action; the Joker cannot be")
     # Same inputs as the action (JDR-25), read against the sheet as it is now.
     reroll = action.request.model_copy(update={"character": character, "context": context})
+    return action.seq, reroll
+
+
+def resolve_joker(
+    request: JdrJokerRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[JdrJokerResult]:
+    """JDR-25..27: reroll a roll of direct peril once per session; the reroll is final."""
+    character = request.character
+    require_pc(character, "JDR-25", "the Joker")
+    action = request.action
+    if version >= 4 and isinstance(action, JdrFollowedAttack | JdrFollowedMythos):
+        return reroll_other(request, action, dice, version)
+    rerolls, reroll = action_reroll(request, version)
     rolled = roll_action(reroll, dice, version)
-    result = JdrJokerResult.model_validate({**rolled.result.dump(), "rerolls": action.seq})
+    result = JdrJokerResult.model_validate({**rolled.result.dump(), "rerolls": rerolls})
     effects = [effect(character.id, "joker", "ready", "spent", "JDR-25"), *rolled.effects]
     return Resolution(result, effects)
 

@@ -23,10 +23,6 @@ from app.engine.errors import InvalidInput, refusal
 from app.engine.odds import Odds, distribution, outcome_odds
 from app.engine.rulesets.jdr.action import (
     JdrActionRequest,
-    checked_action,
-    context_of,
-    same_scene,
-    special_rule_used,
     talent_bonus,
 )
 from app.engine.rulesets.jdr.combat import (
@@ -57,6 +53,7 @@ from app.engine.rulesets.jdr.joker import (
     JdrFollowedAttack,
     JdrFollowedMythos,
     JdrJokerRequest,
+    action_reroll,
     spendable,
     undone,
 )
@@ -304,16 +301,7 @@ def reroll_odds(request: JdrJokerRequest, version: RulesVersion) -> Odds:
             update={"attacker": bases[attack.attacker.id], "target": bases[attack.target.id]}
         )
         return attack_odds(again, version)
-    action = checked_action(request, character.id, "JDR-25")
-    same_scene(request, action, "JDR-25", "the Joker")
-    context = context_of(action, request.follow_ups)
-    if not context.direct_peril:
-        raise refusal("JDR-25", "the Joker rerolls only an action that puts the PC in direct peril")
-    spendable(request, version)
-    used = special_rule_used(request.follow_ups)
-    if used:
-        raise refusal("JDR-27", f"{used} was used on this action; the Joker cannot be")
-    reroll = action.request.model_copy(update={"character": character, "context": context})
+    _, reroll = action_reroll(request, version)
     return action_odds(reroll, version)
 
 
