@@ -118,9 +118,8 @@ def test_the_odds_of_an_answer_to_a_roll_request_take_the_GM_values(
     assert changed.status_code == 422 and "the GM's request sets it" in changed.json()["detail"]
 
 
-def test_FAB_62_an_attackers_odds_may_suppose_the_defenders_choice(
-    client, make_campaign, make_character, gm, player, other_player
-):
+def _knife_fight(make_campaign, make_character, player, other_player):
+    """A Fabulae campaign, and the body of a knife attack by one player's PC on another's."""
     campaign = make_campaign("fabulae-tenebris", players=(player, other_player))
     armed = {**FABULAE_SHEET, "weapons": [{"id": "knife"}]}
     mine = make_character(campaign, player, sheet=armed, owner_id=player.id, name="Élise")
@@ -132,6 +131,13 @@ def test_FAB_62_an_attackers_odds_may_suppose_the_defenders_choice(
         "mode": "melee",
         "weapon": "knife",
     }
+    return campaign, attack
+
+
+def test_FAB_62_an_attackers_odds_may_suppose_the_defenders_choice(
+    client, make_campaign, make_character, gm, player, other_player
+):
+    campaign, attack = _knife_fight(make_campaign, make_character, player, other_player)
     dodge = _odds(client, campaign, player, {**attack, "defense": "dodge"})
     undefended = _odds(client, campaign, player, {**attack, "defense": "none"})
     hit = {o["code"]: Fraction(o["exact"]) for o in dodge["odds"]["outcomes"]}["hit"]
@@ -143,17 +149,7 @@ def test_FAB_62_an_attackers_odds_may_suppose_the_defenders_choice(
 def test_FAB_62_an_attack_awaiting_its_defense_counts_no_outcome_in_the_statistics(
     client, make_campaign, make_character, gm, player, other_player
 ):
-    campaign = make_campaign("fabulae-tenebris", players=(player, other_player))
-    armed = {**FABULAE_SHEET, "weapons": [{"id": "knife"}]}
-    mine = make_character(campaign, player, sheet=armed, owner_id=player.id, name="Élise")
-    theirs = make_character(campaign, other_player, owner_id=other_player.id, name="Marc")
-    attack = {
-        "kind": "fabulae.attack",
-        "attacker_id": mine["id"],
-        "target_id": theirs["id"],
-        "mode": "melee",
-        "weapon": "knife",
-    }
+    campaign, attack = _knife_fight(make_campaign, make_character, player, other_player)
     waiting = rolled(client, campaign, player, attack)
     assert waiting["result"]["awaiting"]["choice"] == "defense"
     answer = client.get(url(campaign, "/stats"), headers=gm.headers).json()

@@ -16,6 +16,7 @@ from app.engine.dice import HmacDiceStream
 from app.engine.errors import InvalidInput
 from app.engine.odds import Odds, enumerate_paths
 from app.engine.registry import DEFAULT_REGISTRY
+from app.services.stats import chi_square_survival
 
 RULES = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@2"})
 KIND, VERSION = RULES.kind, RULES.version
@@ -173,18 +174,6 @@ def test_odds_it_cannot_compute_are_refused_saying_why(notation, fragment):
     assert fragment in str(error.value)
 
 
-def _chi2_sf(statistic: float, df: int) -> float:
-    """P(X² > statistic) for df degrees of freedom: 1 - the regularized lower gamma."""
-    a, x = df / 2, statistic / 2
-    term = total = 1 / a
-    n = 1
-    while term > total * 1e-15:
-        term *= x / (a + n)
-        total += term
-        n += 1
-    return max(0.0, 1 - total * math.exp(-x + a * math.log(x) - math.lgamma(a)))
-
-
 @pytest.mark.parametrize("notation", ["4d6kh3", "5d10>6", "2d6!+1d4"])
 def test_sampling_the_real_stream_agrees_with_the_odds(notation):
     request = KIND.parse_request({"notation": notation})
@@ -207,7 +196,7 @@ def test_sampling_the_real_stream_agrees_with_the_odds(notation):
         last_mass, last_count = bins.pop()
         bins.append((last_mass + mass, last_count + count))
     statistic = sum((o - e) ** 2 / e for e, o in bins)
-    assert _chi2_sf(statistic, len(bins) - 1) > 0.001
+    assert chi_square_survival(len(bins) - 1, statistic) > 0.001
 
 
 _GROUP = st.builds(

@@ -26,6 +26,7 @@ from app.engine.rulesets.fabulae.opposing import OPPOSE
 from app.engine.rulesets.fabulae.recovery import RECOVER, SECOND_WIND
 from app.engine.rulesets.fabulae.sequelae import DEATH_TEST, SEQUELA
 from app.engine.rulesets.fabulae.stress import PANIC_ROLL, STRESS_RESIST
+from app.services.stats import chi_square_survival
 from tests.engine.fabulae import combat
 from tests.engine.fabulae.core import (
     ALLY,
@@ -697,20 +698,6 @@ def test_FAB_44_panic_odds_match_brute_force(
 # --- sampling from the real stream ------------------------------------------------------------
 
 
-def chi_square_survival(statistic: float, freedom: int) -> float:
-    """P(X >= statistic) for a chi-square with `freedom` degrees: the regularised upper
-    incomplete gamma Q(k/2, x/2), by its series (freedom is small here)."""
-    a, x = freedom / 2, statistic / 2
-    term = total = 1 / a
-    n = 0
-    while abs(term) > 1e-15 * total:
-        n += 1
-        term *= x / (a + n)
-        total += term
-    lower = total * math.exp(-x + a * math.log(x) - math.lgamma(a))
-    return max(0.0, 1 - lower)
-
-
 def test_odds_agree_with_the_real_stream() -> None:
     """10,000 opposed rolls from the campaign stream against the exact odds (FAB-36)."""
     body = opposed_req(make_sheet({"physique": 3}, stress=1), make_sheet({"physique": 2}, stress=1))
@@ -727,4 +714,4 @@ def test_odds_agree_with_the_real_stream() -> None:
     statistic = sum(
         (seen[code] - draws * float(p)) ** 2 / (draws * float(p)) for code, p in live.items()
     )
-    assert chi_square_survival(statistic, len(live) - 1) > 0.001, (statistic, seen)
+    assert chi_square_survival(len(live) - 1, statistic) > 0.001, (statistic, seen)

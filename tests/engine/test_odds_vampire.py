@@ -4,7 +4,6 @@ pool can draw, run through the kind's own `resolve`, must give exactly the odds'
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from fractions import Fraction
 from typing import Any
@@ -17,6 +16,7 @@ from app.engine.odds import Odds, enumerate_paths
 from app.engine.rulesets.vampire import RULESET
 from app.engine.rulesets.vampire.action import ACTION
 from app.engine.rulesets.vampire.health import DAMAGE, LEVELS
+from app.services.stats import chi_square_survival
 from tests.engine.vampire.requests import OPTIONS, PC, SCENE, SESSION, SYSTEM, make_sheet
 
 VERSION = RULESET.version
@@ -330,32 +330,11 @@ def test_VAM40_damage_refuses_what_the_roll_refuses():
 # --- the real stream ---------------------------------------------------------------------
 
 
-def chi_square_survival(statistic: float, df: int) -> float:
-    """P(X >= statistic) for a chi-square of `df` degrees of freedom (closed forms)."""
-    half = statistic / 2
-    if df % 2 == 0:
-        term, total = 1.0, 0.0
-        for i in range(df // 2):
-            total += term
-            term *= half / (i + 1)
-        return math.exp(-half) * total
-    total, term = 0.0, math.sqrt(statistic)
-    for i in range(1, (df - 1) // 2 + 1):
-        total += term
-        term *= statistic / (2 * i + 1)
-    return math.erfc(math.sqrt(half)) + math.sqrt(2 / math.pi) * math.exp(-half) * total
-
-
-def test_chi_square_survival_matches_the_tables():
-    for df, critical in ((1, 10.828), (2, 13.816), (3, 16.266), (4, 18.467), (9, 27.877)):
-        assert chi_square_survival(critical, df) == pytest.approx(0.001, rel=1e-3)
-
-
 def chi_square(observed: Counter[str], odds: Odds, rolls: int) -> float:
     expected = {code: float(p) * rolls for code, p in exact(odds).items() if p}
     assert set(observed) <= set(expected)
     statistic = sum((observed[code] - e) ** 2 / e for code, e in expected.items())
-    return chi_square_survival(statistic, len(expected) - 1)
+    return chi_square_survival(len(expected) - 1, statistic)
 
 
 def test_VAM12_15_sampled_from_the_real_stream_agrees_with_the_odds():

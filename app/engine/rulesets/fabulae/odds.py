@@ -19,7 +19,6 @@ from math import comb, sqrt
 from typing import TYPE_CHECKING, Final
 
 from app.engine.contract import RulesVersion
-from app.engine.errors import invalid, refusal
 from app.engine.odds import (
     DistributionOdds,
     Odds,
@@ -29,7 +28,7 @@ from app.engine.odds import (
     outcome_odds,
 )
 from app.engine.rulesets.fabulae.acting import check_may_act
-from app.engine.rulesets.fabulae.pools import CORRECTED, has_talent, pool_of
+from app.engine.rulesets.fabulae.pools import has_talent, pool_of
 
 if TYPE_CHECKING:  # the kinds' modules set these odds on their kinds
     from app.engine.rulesets.fabulae.action import FabulaeActionRequest, FabulaeOpposedRequest
@@ -181,16 +180,11 @@ def action_odds(request: FabulaeActionRequest, version: RulesVersion) -> Odds:
 
 def stress_resist_odds(request: FabulaeStressResistRequest, version: RulesVersion) -> Odds:
     """FAB-43: a Résistance test; on a success each six lowers current stress by one."""
-    check_may_act(request.character, "fabulae.stress_resist", version)
-    if request.roll.skill != "resistance":
-        raise invalid("FAB-43", "stress is resisted with the Résistance skill")
+    # Imported here: stress.py sets this module's odds on its kinds.
+    from app.engine.rulesets.fabulae.stress import check_stress_resist
+
+    check_stress_resist(request, version)
     character = request.character
-    if version >= CORRECTED and "sleep" in character.sheet.deprived:
-        raise refusal(
-            "FAB-73",
-            f"{character.name} has not slept: stress heals only once the GM lifts the "
-            "deprivation (the sheet's `deprived`)",
-        )
     pool = pool_of(character, request.roll, request.session)
     return test_odds(pool.pool, pool.stress_dice, character.sheet.stress)
 

@@ -281,10 +281,8 @@ def prepare_stress_resist(
     return Prepared(request, character_id=character.id, visibility=body.visibility)
 
 
-def resolve_stress_resist(
-    request: FabulaeStressResistRequest, dice: DiceSource, version: RulesVersion
-) -> Resolution[FabulaeStressResistResult]:
-    """FAB-43: a Résistance roll; each six lowers current stress by one."""
+def check_stress_resist(request: FabulaeStressResistRequest, version: RulesVersion) -> None:
+    """The refusals a stress resistance makes before the dice (its odds make them too)."""
     check_may_act(request.character, "fabulae.stress_resist", version)
     if request.roll.skill != "resistance":
         raise invalid("FAB-43", "stress is resisted with the Résistance skill")
@@ -295,6 +293,14 @@ def resolve_stress_resist(
             f"{character.name} has not slept: stress heals only once the GM lifts the "
             "deprivation (the sheet's `deprived`)",
         )
+
+
+def resolve_stress_resist(
+    request: FabulaeStressResistRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaeStressResistResult]:
+    """FAB-43: a Résistance roll; each six lowers current stress by one."""
+    check_stress_resist(request, version)
+    character = request.character
     rolled, effects = action_roll(character, request.roll, request.session, dice)
     result = FabulaeStressResistResult(**rolled.model_dump(exclude_unset=True), passive=False)
     if result.outcome == "success":
