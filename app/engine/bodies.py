@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import uuid
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from app.engine.contract import Visibility
 
 MAX_SEQ = 2**31 - 1  # the log's seq column is a 32-bit integer: a larger one names no entry
+
+# What a roll is for, as its roller names it (issue 21): ≤ 100 characters on one line.
+RollLabel = Annotated[
+    str, StringConstraints(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f\x7f]*$")
+]
+LABEL_DESCRIPTION = (
+    "what the roll is for, as the table reads it (e.g. 'Attack the guard'); hashed with the "
+    "entry as its top-level `label`"
+)
 
 
 class RollBody(BaseModel):
@@ -23,6 +33,7 @@ class RollBody(BaseModel):
         default="public",
         description="public: everyone; gm and self: the roller and the GM; blind: the GM only",
     )
+    label: RollLabel | None = Field(default=None, description=LABEL_DESCRIPTION)
 
 
 class FollowUpBody(BaseModel):
@@ -34,3 +45,4 @@ class FollowUpBody(BaseModel):
     visibility: Visibility | None = Field(
         default=None, description="defaults to the visibility of the entry it follows"
     )
+    label: RollLabel | None = Field(default=None, description=LABEL_DESCRIPTION)

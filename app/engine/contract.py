@@ -258,6 +258,8 @@ class Prepared(Generic[RequestT]):
     character_id: str | None = None
     visibility: Visibility = "public"
     follows: int | None = None
+    # What the roll is for, as its roller named it: the entry's top-level `label`, hashed.
+    label: str | None = None
 
 
 @dataclass(frozen=True)

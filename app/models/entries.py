@@ -75,6 +75,11 @@ class EntryBase(BaseModel):
         description="the fairness rules the entry was made under: 2 for FAIR-16..21; absent "
         "on entries older than hidden-roll keys (FAIR-1..15)",
     )
+    label: str | None = Field(
+        default=None,
+        description="what the roll is for, as its roller named it (the body's `label`); "
+        "hashed with the entry, absent when none was given",
+    )
     draws: list[DrawPublic] = Field(description="dice in the order the rules drew them")
     prev_hash: str
     content_hash: str

@@ -67,6 +67,9 @@ class LogEntry(SQLModel, table=True):
     fairness: int | None = Field(
         default=None, description="the fairness rules it was made under (none: FAIR-1..15)"
     )
+    label: str | None = Field(
+        default=None, max_length=100, description="what the roll is for, as its roller named it"
+    )
     prev_hash: str = Field(max_length=64)
     content_hash: str = Field(max_length=64)
     hash: str = Field(max_length=64)
@@ -102,6 +105,8 @@ class LogEntry(SQLModel, table=True):
             entry["rules"] = self.rules
         if self.fairness is not None:
             entry["fairness"] = self.fairness
+        if self.label is not None:
+            entry["label"] = self.label
         entry.update(
             {"prev_hash": self.prev_hash, "content_hash": self.content_hash, "hash": self.hash}
         )

@@ -150,6 +150,7 @@ def append_entry(
     fairness: int | None = None,
     key: tuple[str, str] | None = None,
     disclosures: list[dict[str, Any]] | None = None,
+    label: str | None = None,
 ) -> SealedEntry:
     """Seal the next entry onto the chain (FAIR-10/11) and advance the campaign's head.
 
@@ -180,6 +181,8 @@ def append_entry(
         content["rules"] = rules
     if fairness is not None:
         content["fairness"] = fairness
+    if label is not None:
+        content["label"] = label
     sealed = seal(content, campaign.last_hash)
     # Core statements: appending is the hot path, and the unit of work adds nothing here.
     entry_key, proof = key if key is not None else (None, None)
@@ -194,6 +197,7 @@ def append_entry(
         "follows": None,
         "rules": None,
         "fairness": None,
+        "label": None,
         **sealed,
         "entry_key": entry_key,
         "proof": proof,
@@ -447,6 +451,7 @@ def record(
         fairness=FAIRNESS_VERSION if epoch.hidden_seed is not None else None,
         key=key,
         disclosures=disclosures or None,
+        label=prepared.label,
     )
     applied = resolution.effects
     held = False
@@ -732,6 +737,7 @@ _ENTRY_NAMES = (
     "follows",
     "rules",
     "fairness",
+    "label",
     "prev_hash",
     "content_hash",
     "hash",
@@ -789,6 +795,8 @@ def iter_entries(
                 del data["rules"]  # hashed only on entries made since rules versions
             if data["fairness"] is None:
                 del data["fairness"]  # hashed only on entries made since FAIR-16
+            if data["label"] is None:
+                del data["label"]  # hashed only on entries whose roller named them
             attachment = key_attachment(data.pop("entry_key"), data.pop("proof"))
             yield SealedEntry(data, attachment=attachment, disclosures=disclosures)
         if len(rows) < 2000:

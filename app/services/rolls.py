@@ -208,6 +208,10 @@ def prepare(
     # A follow-up reads the sheets its entry left, held or not (FAIR-21).
     table = CampaignTable(session, access, released=getattr(body, "follows", None), gm_set=gm_set)
     prepared = kind.prepare(body, table)
+    # Every roll body may name what the roll is for (issue 21); the entry files it.
+    label = getattr(body, "label", None)
+    if label is not None:
+        prepared = dataclasses.replace(prepared, label=label)
     # FAIR-21: an entry that carries what hidden entries hold is at least as hidden.
     visibility = at_least_as_hidden(prepared.visibility, table.read_visibility)
     if visibility != prepared.visibility:

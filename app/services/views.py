@@ -136,6 +136,10 @@ def public_view(
         # FAIR-18: the kind's words show what the rules read (« against Defense 13 »); a
         # caller holding commitments reads the names, the dice and the outcome.
         view["summary"] = committed_summary(full, view["outcome"])
+    if full.get("label"):
+        # What the roller said the roll is for comes first, as a table reads it out.
+        colon = " :" if language == "fr" else ":"
+        view["summary"] = f"{full['label']}{colon} {view['summary']}"
     return view
 
 

@@ -11,7 +11,7 @@ from typing import Final, Literal
 
 from pydantic import ConfigDict, Field
 
-from app.engine.bodies import RollBody
+from app.engine.bodies import RollBody, RollLabel
 from app.engine.contract import (
     Language,
     Model,
@@ -32,7 +32,6 @@ from app.engine.notation import DiceTermResult
 from app.engine.notation import evaluate as evaluate_v1
 from app.engine.notation import parse as parse_v1
 from app.engine.rulesets.dice.odds import dice_odds
-from app.engine.rulesets.dice.words import Label
 
 # From this rules version on, the notation is issue 21's (dicenotation); before, NdS terms.
 NOTATION_V2: Final = 2  # the same in odds.py
@@ -51,15 +50,14 @@ class DiceRollCreate(RollBody):
         "the roll. ≤ 100 dice in all, S ≤ 1000",
         examples=["4d6dl1", "1d20+5 # attack", "5d10>6"],
     )
-    label: Label | None = Field(
-        default=None, description="what the roll is for; a '# comment' in the notation too"
-    )
 
 
 class DiceRequest(Model):
     notation: str = Field(description="the notation as the roller wrote it")
-    label: Label | None = Field(
-        default=None, description="the label the roller gave (rules version 2); absent if none"
+    label: RollLabel | None = Field(
+        default=None,
+        description="the label the roller gave, on entries logged before every kind took "
+        "one (the entry's own `label` since); absent if none",
     )
 
 
@@ -88,11 +86,8 @@ def prepare(body: DiceRollCreate, table: Table) -> Prepared[DiceRequest]:
     if body.character_id is not None:
         character_id = table.acting(body.character_id, _Someone).id
     grammar.parse(body.notation)  # a notation past a cap is refused before anything is drawn
-    request = (
-        DiceRequest(notation=body.notation)
-        if body.label is None
-        else DiceRequest(notation=body.notation, label=body.label)
-    )
+    # The body's label is filed as the entry's own `label`, as on every kind.
+    request = DiceRequest(notation=body.notation)
     return Prepared(request, character_id=character_id, visibility=body.visibility)
 
 
