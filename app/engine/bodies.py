@@ -2,19 +2,40 @@
 
 from __future__ import annotations
 
+import unicodedata
 import uuid
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from app.engine.contract import Visibility
 
 MAX_SEQ = 2**31 - 1  # the log's seq column is a 32-bit integer: a larger one names no entry
 
+# Characters that change how the rest of a line reads or hide themselves: controls (Cc),
+# format characters (Cf: bidirectional overrides, zero-width spaces) and line or paragraph
+# separators. In a label they would make what one member reads differ from what another sees.
+_UNSHOWN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def readable_text(value: str) -> str:
+    """A label as the log keeps it: NFC, trimmed, on one line, every character visible.
+
+    Raises ValueError saying which character is refused, or that nothing is left."""
+    value = unicodedata.normalize("NFC", value).strip()
+    bad = next((c for c in value if unicodedata.category(c) in _UNSHOWN_CATEGORIES), None)
+    if bad is not None:
+        raise ValueError(
+            f"a label is shown on one line as written: U+{ord(bad):04X} "
+            f"({unicodedata.name(bad, 'unnamed')}) is not allowed"
+        )
+    if not value:
+        raise ValueError("a label needs at least one visible character")
+    return value
+
+
 # What a roll is for, as its roller names it (issue 21): ≤ 100 characters on one line.
-RollLabel = Annotated[
-    str, StringConstraints(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f\x7f]*$")
-]
+RollLabel = Annotated[str, StringConstraints(max_length=100), AfterValidator(readable_text)]
 LABEL_DESCRIPTION = (
     "what the roll is for, as the table reads it (e.g. 'Attack the guard'); hashed with the "
     "entry as its top-level `label`"

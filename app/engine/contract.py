@@ -378,6 +378,9 @@ class RollKind(Generic[BodyT, RequestT, ResultT]):
     # The body's fields the GM decides (path, rule): a player sets them only answering the
     # GM's roll request, or where the campaign lets players (`players_set_difficulty`).
     gm_decides: tuple[tuple[str, str], ...] = ()
+    # Body fields the GM alone sets, whatever the campaign's options, which the kind's own
+    # `prepare` checks (path, rule): VAM-14's explosive tens. Odds may suppose them too.
+    gm_rules_on: tuple[tuple[str, str], ...] = ()
     # The other side's choices (path, path of that side's character id, rule): whoever
     # controls that character makes them, never the roller of the other side.
     other_side: tuple[tuple[str, str, str], ...] = ()

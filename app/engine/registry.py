@@ -189,6 +189,10 @@ class Registry:
         owner = self._owners.get(name)
         return owner is not None and self._kinds[(owner.id, name)].is_roll
 
+    def entry_kinds(self) -> frozenset[str]:
+        """Every kind an entry of the log can have: the rulesets' and the service's own."""
+        return frozenset(self._owners) | STRUCTURAL_KINDS | frozenset(CLOCK_KINDS)
+
     def roll_kind_names(self) -> list[str]:
         return [name for name in self._owners if self.is_roll(name)]
 

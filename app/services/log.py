@@ -25,7 +25,7 @@ from app.core.problems import Conflict, NotFound
 from app.engine.audit import Report, revealed_seeds, seal, verify_log
 from app.engine.contract import Effect, Language, Model, Prepared, Resolution
 from app.engine.dice import HmacDiceStream, commitment
-from app.engine.errors import EngineError, RuleRefusal
+from app.engine.errors import EngineError, InvalidInput, RuleRefusal
 from app.engine.hidden import FAIRNESS_VERSION, SPAN
 from app.engine.registry import CLOCK_KINDS, Registry, Rules
 from app.engine.sheets import set_path
@@ -625,6 +625,23 @@ class EntryFilters:
     def active(self) -> bool:
         return any(value is not None for value in dataclasses.astuple(self))
 
+    def check_kind(self, registry: Registry) -> None:
+        """A kind no entry can have is a mistake to say, not an empty answer to give."""
+        if self.kind is None:
+            return
+        known = registry.entry_kinds()
+        if self.kind.endswith("."):
+            if not any(name.startswith(self.kind) for name in known):
+                raise InvalidInput(
+                    f"no entry kind starts with {self.kind!r}; prefixes are a ruleset's "
+                    "family followed by a dot (jdr., fabulae., vampire., encounter.)"
+                )
+        elif self.kind not in known:
+            raise InvalidInput(
+                f"no entry has the kind {self.kind!r}: use an exact kind (jdr.action, dice, "
+                "epoch_opened; GET /systems/{id} lists each ruleset's) or a prefix ending in '.'"
+            )
+
     def conditions(self) -> list[ColumnElement[bool]]:
         found: list[ColumnElement[bool]] = []
         if self.actor_id is not None:
@@ -673,6 +690,7 @@ def list_entries(
 ) -> tuple[list[dict[str, Any]], int | None]:
     """Keyset page of entries after `after_seq`, and the cursor of the next page."""
     filters = filters or EntryFilters()
+    filters.check_kind(registry)
     conditions = [col(LogEntry.campaign_id) == access.campaign.id, *filters.conditions()]
     if rolls_only:
         conditions.append(col(LogEntry.kind).in_(registry.roll_kind_names()))

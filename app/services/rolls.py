@@ -233,7 +233,8 @@ def prepare_without_rolling(
     Asking decides nothing, so what the GM decides and the other side's choices may be
     supposed (a difficulty of 8, the defender's dodge): the roll itself still checks them.
     The encounter check is left out: odds of an action are worth knowing before its turn."""
-    supposed = frozenset(name for name, _ in rules.kind.gm_decides) | {"visibility"}
+    decided = (*rules.kind.gm_decides, *rules.kind.gm_rules_on)
+    supposed = frozenset(name for name, _ in decided) | {"visibility"}
     return prepare(session, access, rules, body, gm_set | supposed)
 
 

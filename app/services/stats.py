@@ -319,6 +319,7 @@ def campaign_stats(
 ) -> dict[str, Any]:
     """The statistics of the rolls the caller may see among those the filters select,
     overall and, with `group_by`, for each actor, character, kind, session or scene."""
+    filters.check_kind(registry)
     rows = _rows(session, access, registry, filters)
     odds = _Odds(registry)
     answer = _summarize(rows, odds)

@@ -93,11 +93,19 @@ def test_kind_filter_exact_or_by_prefix(client, gm, player, make_campaign, make_
     assert seqs(listed(client, campaign, gm, "/rolls", "&kind=jdr.")) == [acted["seq"]]
     assert seqs(listed(client, campaign, gm, "/rolls", "&kind=jdr.action")) == [acted["seq"]]
     assert seqs(listed(client, campaign, gm, "/rolls", "&kind=dice")) == [rolled_dice["seq"]]
-    # A prefix is only a prefix when it ends in ".": "jdr" is an exact kind, and none is.
-    assert listed(client, campaign, gm, "/rolls", "&kind=jdr") == []
-    # LIKE's wildcards are plain characters in a prefix.
-    assert listed(client, campaign, gm, "/rolls", "&kind=%25.") == []
-    assert listed(client, campaign, gm, "/log", "&kind=epoch_") == []
+    # A kind no entry can have is a mistake, said as such (not an empty page): a prefix is
+    # only a prefix when it ends in ".", so "jdr" names an exact kind, and none is "jdr".
+    for path in (
+        "/rolls?kind=jdr",
+        "/rolls?kind=JDR.ACTION",
+        "/log?kind=epoch_",
+        "/log?kind=*",
+        "/rolls?kind=%25.",  # LIKE's wildcards are plain characters in a prefix
+        "/stats?kind=jdr",
+        "/stats?kind=wod.",  # no ruleset has this family
+    ):
+        assert_problem(client.get(url(campaign, path), headers=gm.headers), 422, "kind")
+    assert listed(client, campaign, gm, "/rolls", "&kind=epoch_opened") == []  # not a roll
     assert [e["kind"] for e in listed(client, campaign, gm, "/log", "&kind=epoch_opened")] == [
         "epoch_opened"
     ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
+
 from tests.api.helpers import rolled, url
 from tests.conftest import FABULAE_SHEET, VAMPIRE_SHEET
 
@@ -85,6 +87,31 @@ def test_VAM_5_a_player_may_ask_the_odds_at_a_difficulty_the_GM_decides(
     at_6 = _odds(client, campaign, player, _action(character))
     assert at_8["odds"]["outcomes"] != at_6["odds"]["outcomes"]
     assert at_8 == _odds(client, campaign, gm, _action(character, difficulty=8))
+
+
+@pytest.mark.parametrize(
+    "supposed",
+    [
+        {"explosive": True},  # VAM-14
+        {"waive_retry_penalty": True},  # VAM-30
+        {"new_action": True},  # VAM-30
+        {"take_automatic": True},  # VAM-20
+    ],
+)
+def test_VAM_14_20_30_a_player_may_suppose_what_the_Storyteller_alone_rules(
+    client, make_campaign, make_character, gm, player, supposed
+):
+    campaign, character = _vampire_table(client, make_campaign, make_character, gm, player)
+    body = _action(character, **supposed)
+    refused = client.post(url(campaign, "/rolls"), json=body, headers=player.headers)
+    assert refused.status_code == 403  # rolling it, the Storyteller's ruling is needed
+    # Asking, the player is answered as the Storyteller is (VAM-20 still needs a pool of 6).
+    as_player, as_gm = (
+        client.post(url(campaign, "/odds"), json=body, headers=caller.headers)
+        for caller in (player, gm)
+    )
+    assert as_player.status_code == as_gm.status_code != 403
+    assert as_player.json() == as_gm.json()
 
 
 def test_the_odds_of_an_answer_to_a_roll_request_take_the_GM_values(

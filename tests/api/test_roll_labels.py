@@ -105,7 +105,20 @@ def test_issue_21_a_follow_up_takes_a_label_too(client, gm, player, make_campaig
     assert_verified(client, campaign, gm)
 
 
-@pytest.mark.parametrize("label", ["", "x" * 101, "two\nlines", 7])
+@pytest.mark.parametrize(
+    "label",
+    [
+        "",
+        "   ",
+        "x" * 101,
+        "two\nlines",
+        7,
+        "evil\u202etxt",
+        "zero\u200bwidth",
+        "a\u2028b",
+        "a\x85b",
+    ],
+)
 def test_issue_21_a_bad_label_is_refused_and_nothing_is_logged(
     client, gm, player, make_campaign, label
 ):
@@ -119,6 +132,12 @@ def test_issue_21_a_bad_label_is_refused_and_nothing_is_logged(
     assert_problem(response, 422, "label")
     after = client.get(url(campaign, "/log"), headers=gm.headers).json()["data"]
     assert after == before
+
+
+def test_issue_21_a_label_is_kept_trimmed_and_composed(client, player, make_campaign):
+    campaign = make_campaign(players=(player,))
+    body = {"kind": "dice", "notation": "1d6", "label": "  Cafe\u0301  "}
+    assert rolled(client, campaign, player, body)["label"] == "Café"
 
 
 def test_issue_21_a_hidden_labelled_roll_shows_its_label_to_no_one_who_may_not_see_it(

@@ -7,11 +7,11 @@ notation (`app.engine.notation`) and keep its result exactly."""
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Annotated, Final, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, StringConstraints
 
-from app.engine.bodies import RollBody, RollLabel
+from app.engine.bodies import RollBody
 from app.engine.contract import (
     Language,
     Model,
@@ -32,6 +32,12 @@ from app.engine.notation import DiceTermResult
 from app.engine.notation import evaluate as evaluate_v1
 from app.engine.notation import parse as parse_v1
 from app.engine.rulesets.dice.odds import dice_odds
+
+# A label as dice@2 entries stored it in their request, read as it was then so that they
+# replay unchanged (new entries file the body's label on the entry itself).
+StoredLabel = Annotated[
+    str, StringConstraints(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f\x7f]*$")
+]
 
 # From this rules version on, the notation is issue 21's (dicenotation); before, NdS terms.
 NOTATION_V2: Final = 2  # the same in odds.py
@@ -54,7 +60,7 @@ class DiceRollCreate(RollBody):
 
 class DiceRequest(Model):
     notation: str = Field(description="the notation as the roller wrote it")
-    label: RollLabel | None = Field(
+    label: StoredLabel | None = Field(
         default=None,
         description="the label the roller gave, on entries logged before every kind took "
         "one (the entry's own `label` since); absent if none",

@@ -420,6 +420,7 @@ def attack_odds(request: JdrAttackRequest, version: RulesVersion) -> Odds:
 
 ATTACK: RollKind[JdrAttackCreate, JdrAttackRequest, JdrAttackResult] = RollKind(
     name="jdr.attack",
+    gm_rules_on=(("weapon", "JDR-32"),),  # an improvised weapon's own values (weapon_of)
     npc_values=(
         ("/physique", "/attacker"),
         ("/weapon_bonus", "/attacker"),

@@ -614,6 +614,12 @@ ACTION: RollKind[VampireActionCreate, VampireActionRequest, VampireActionResult]
         ("modifier", "VAM-5"),
         ("tense", "VAM-5"),
     ),
+    gm_rules_on=(
+        ("explosive", "VAM-14"),
+        ("waive_retry_penalty", "VAM-30"),
+        ("new_action", "VAM-30"),
+        ("take_automatic", "VAM-20"),
+    ),
     npc_values=(
         ("/attribute_value", "/character"),
         ("/ability_value", "/character"),
