@@ -503,6 +503,29 @@ def test_FAB_73_danger_odds_match_brute_force(
     assert_agrees(DANGER, body, version, counted)
 
 
+@pytest.mark.parametrize("danger", ["poison", "disease"])
+@pytest.mark.parametrize("version", VERSIONS)
+def test_FAB_73_a_save_against_venom_reads_as_the_opposition_not_its_own_dice(
+    danger: str, version: int
+) -> None:
+    """Opposed to the potency (FAB-73, FAB-36): a save that scored a six but not more sixes
+    than the venom fails, and its outcome says so, as its damage does."""
+    body = combat.danger_req(combat.make_sheet(), danger, "pc", intensity=3)
+    request = DANGER.request.model_validate(body)
+    met = set()
+    for _, resolution in enumerate_paths(
+        lambda dice: DANGER.resolve(request, dice, version), max_dice=14
+    ):
+        result = resolution.result
+        code = DANGER.outcome(result).code
+        assert (code == "success") == (result.damage == 0), (code, result.damage)
+        met.add((code, result.roll.active.outcome))
+    assert ("failure", "success") in met  # a six of its own, beaten by the venom's
+    odds = DANGER.odds(request, version)
+    outcomes, laws = exact(odds)
+    assert outcomes["success"] == laws["damage"][0]
+
+
 @pytest.mark.parametrize(
     ("sheet", "danger", "inputs"),
     [

@@ -284,11 +284,11 @@ def danger_summary(
 
 
 def danger_outcome(result: FabulaeDangerResult) -> Outcome:
-    """How the save read, where there is one; else the danger itself."""
-    roll = result.roll
-    side = roll.active if isinstance(roll, FabulaeOpposition) else roll
-    if side is not None:
-        return Outcome("outcome", side.outcome)
+    """How the save read, where there is one; else the danger itself. Against a poison or a
+    disease the save is an opposed roll (FAB-73): it succeeds only by beating the potency's
+    sixes, whatever its own dice showed."""
+    if result.roll is not None:
+        return Outcome("outcome", result.roll.outcome)
     return Outcome("danger", result.danger)
 
 

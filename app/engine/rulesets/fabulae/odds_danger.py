@@ -101,9 +101,9 @@ def danger_odds(request: FabulaeDangerRequest, version: RulesVersion) -> Odds:
 
 
 def save_odds(request: FabulaeDangerRequest) -> Odds:
-    """Drowning, poison, disease, cold: Physique + Résistance (FAB-73); its outcome is the
-    save's own, the damage follows a failed save (or, for venom and disease, a save that
-    does not beat the potency's sixes, FAB-36)."""
+    """Drowning, poison, disease, cold: Physique + Résistance (FAB-73); the damage follows a
+    failed save. Against venom or disease the save is opposed to the potency's dice: it
+    succeeds only by scoring more sixes (FAB-36), and that is its outcome too."""
     danger = request.danger
     potency = 0
     if danger in ("poison", "disease"):
@@ -131,11 +131,14 @@ def save_odds(request: FabulaeDangerRequest) -> Odds:
         for against, odds in enumerate(venom):
             both = ways * odds
             failed = code != "success"
+            read = code
             if potency:
-                hurt = 0 if scored - against >= 1 else 1
+                if code in ("success", "failure"):  # a panicked save scores nothing
+                    read = "success" if scored - against >= 1 else "failure"
+                hurt = int(read != "success")
             else:
                 hurt = int(failed) if danger != "drowning" or request.phase != "float" else 0
-            outcomes[code] += both
+            outcomes[read] += both
             damage[hurt] += both
             sinks[int(failed)] += both
             panics[int(code == "panic")] += both
