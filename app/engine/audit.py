@@ -342,7 +342,11 @@ def _check_entry(
     # string its quotes are escaped. One C search instead of walking the entry (FAIR-18).
     committed = False
     if not redacted:
-        body = canonical_json(content_of(entry), scanned)
+        try:
+            body = canonical_json(content_of(entry), scanned)
+        except (rfc8785.CanonicalizationError, TypeError) as exc:
+            # An integer past ±(2^53 − 1), a lone surrogate: no canonical form (RFC 8785).
+            raise _Stop(seq, f"entry has no RFC 8785 canonical form: {exc}") from None
         if hashlib.sha256(body).hexdigest() != entry["content_hash"]:
             raise _Stop(seq, "content_hash does not match the entry's content")
         committed = _COMMIT_KEY in body

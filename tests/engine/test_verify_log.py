@@ -779,6 +779,18 @@ def test_FAIR_10_a_float_in_a_resealed_entry_fails():
     }
 
 
+@pytest.mark.parametrize("number", [2**53, -(2**53), 10**30])
+def test_FAIR_10_an_integer_past_2_53_fails_at_its_seq_without_a_crash(number):
+    """RFC 8785 has no canonical form for it (an I-JSON number): the verifier reports the
+    entry, as it reports a float, instead of raising."""
+    entries = copy.deepcopy(build_log())
+    entries[2]["result"]["total"] = number
+    report = failure(entries)
+    assert report["first_failure"]["seq"] == 3
+    assert report["first_failure"]["reason"].startswith("entry has no RFC 8785 canonical form")
+    assert report["entries_checked"] == 2
+
+
 # --- kinds and redaction -------------------------------------------------------------------------
 
 
