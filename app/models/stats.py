@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 
@@ -17,6 +19,19 @@ class FitPublic(BaseModel):
         description="an expected count is under 5: the chi-square approximation is rough"
     )
     note: str | None = None
+
+
+class NotComparedPublic(BaseModel):
+    """Rolls you see, counted, but left out of the outcomes compared with the odds."""
+
+    reason: Literal["hidden_values"] = Field(
+        description="hidden_values: the roll's odds would read values committed from a sheet "
+        "you may not read (FAIR-18); its outcome is left out of observed, expected and the fit "
+        "alike, so that the comparison tells nothing of those values"
+    )
+    rule: str = Field(description="the rule that leaves them out")
+    detail: str
+    rolls: int = Field(description="how many rolls were left out for this reason")
 
 
 class OutcomeCountPublic(BaseModel):
@@ -37,7 +52,15 @@ class KindStatsPublic(BaseModel):
     rolls_with_odds: int = Field(
         description="rolls whose odds are computed and read only values you may see (FAIR-18)"
     )
-    outcomes: list[OutcomeCountPublic] = Field(description="worst to best, as the odds order them")
+    not_compared: list[NotComparedPublic] = Field(
+        description="rolls counted in `rolls` whose outcomes are not compared, and why"
+    )
+    outcomes: list[OutcomeCountPublic] = Field(
+        description="worst to best, as the rolls' odds order them, whatever order the rolls "
+        "came in; when their odds order them in opposite ways (vampire.damage: an attack's "
+        "worst is a hazard's best), in the order of the ruleset's labels (`GET /systems/{id}`), "
+        "a code without a label first"
+    )
     fit: FitPublic | None = Field(description="observed against expected outcomes")
     mean_luck_percentile: float | None = Field(description="50 is ordinary luck; null without odds")
 
@@ -55,6 +78,9 @@ class StatsBody(BaseModel):
     rolls_with_odds: int
     mean_luck_percentile: float | None = Field(
         description="over the rolls with odds: 50 is ordinary, above is lucky"
+    )
+    not_compared: list[NotComparedPublic] = Field(
+        description="rolls counted in `rolls` whose outcomes are not compared, and why"
     )
     kinds: list[KindStatsPublic]
     dice: list[DiceStatsPublic] = Field(description="per die size, every die the rolls drew")

@@ -2,10 +2,11 @@
 distributions (the expected one summed from each roll's own exact odds), a goodness-of-fit
 test, the mean luck percentile, and per die size the face counts with a uniformity test.
 
-A member's statistics count only what they may see (FAIR-13), and odds only from values
-they may read (FAIR-18); the GM's count everything. The rows are read as plain columns and
-each distinct request's odds computed once: a 10,000-roll campaign answers in well under a
-second (bench/stats.py).
+A member's statistics count only what they may see (FAIR-13); a roll they see whose odds
+would read values they may not (FAIR-18) is counted but left out of the outcomes compared,
+observed and expected alike, and said so under `not_compared`. The GM's count everything.
+The rows are read as plain columns and each distinct request's odds computed once (its
+timing: bench/stats.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import pairwise
 from typing import Any
 
 from pydantic import ValidationError
@@ -21,6 +23,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from app.engine.audit import canonical_json
+from app.engine.contract import Labels
 from app.engine.errors import EngineError
 from app.engine.hidden import has_commitment, open_commitments
 from app.engine.odds import Odds, luck, luck_by_value
@@ -48,6 +51,12 @@ _READ = ("/request/", "/result/")
 GROUPS = ("actor", "character", "kind", "session", "scene")
 # Pearson's chi-square is an approximation; below this expected count it is a poor one.
 SMALL_EXPECTED = 5.0
+# Why a visible roll is left out of the outcomes compared with the odds.
+HIDDEN_VALUES = {
+    "reason": "hidden_values",
+    "rule": "FAIR-18",
+    "detail": "its odds would read values committed from a sheet you may not read",
+}
 
 
 @dataclass
@@ -69,12 +78,71 @@ class _Row:
 class _KindTally:
     rolls: int = 0
     with_odds: int = 0
+    # FAIR-18: rolls the caller sees whose values they may not all read: left out of the
+    # outcomes, observed and expected alike (an outcome counted on one side only would skew
+    # the fit).
+    hidden: int = 0
     observed: dict[str, int] = field(default_factory=dict)
     # The outcomes of the rolls whose odds are known: what the expected counts compare to.
     compared: dict[str, int] = field(default_factory=dict)
     expected: dict[str, float] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)
+    # Each distinct worst-to-best order the rolls' odds give, the label group each observed
+    # code was read in, and the ruleset's labels: the outcomes' order, whatever the rolls'.
+    orders: set[tuple[str, ...]] = field(default_factory=set)
+    groups: dict[str, str] = field(default_factory=dict)
+    labels: Labels = field(default_factory=dict)
     percentiles: float = 0.0
+
+    def order(self) -> list[str]:
+        return outcome_order(self.orders, self.observed, self._label_rank)
+
+    def _label_rank(self, code: str) -> tuple[int, int, int, str]:
+        """Where the ruleset's labels list a code (in the group it was read in, else the
+        first group that has it); a code without a label (an odds' no-outcome: unhurt)
+        comes first."""
+        groups = list(self.labels)
+        holding = [group for group in groups if code in self.labels[group]]
+        seen = self.groups.get(code)
+        if seen in holding:
+            holding = [seen]
+        if not holding:
+            return (0, 0, 0, code)
+        group = holding[0]
+        return (1, groups.index(group), list(self.labels[group]).index(code), code)
+
+
+def outcome_order(
+    orders: Iterable[tuple[str, ...]], codes: Iterable[str], rank: Callable[[str], Any]
+) -> list[str]:
+    """A kind's outcomes worst to best, as its rolls' odds order them, whatever order the
+    rolls came in: every distinct order merged, ties (codes no order places) broken by
+    `rank`. When the orders contradict each other (vampire.damage: an attack's worst is a
+    hazard's best, VAM-40), no order is worst to best for all: the ruleset's label order
+    (`rank`) is used instead."""
+    nodes = set(codes)
+    for order in orders:
+        nodes.update(order)
+    better: dict[str, set[str]] = {code: set() for code in nodes}
+    for order in orders:
+        for worse, next_better in pairwise(order):
+            better[worse].add(next_better)
+    waiting = {code: 0 for code in nodes}
+    for code in nodes:
+        for after in better[code]:
+            waiting[after] += 1
+    ready = sorted((code for code in nodes if waiting[code] == 0), key=rank)
+    merged: list[str] = []
+    while ready:
+        code = ready.pop(0)
+        merged.append(code)
+        for after in better[code]:
+            waiting[after] -= 1
+            if waiting[after] == 0:
+                ready.append(after)
+        ready.sort(key=rank)
+    if len(merged) < len(nodes):  # a cycle: the orders disagree
+        return sorted(nodes, key=rank)
+    return merged
 
 
 def fit(observed: list[int], expected: list[float]) -> dict[str, Any] | None:
@@ -198,7 +266,7 @@ def _rows(
                     )
                     request, result = opened["request"], opened["result"]
                 except EngineError:
-                    pass  # left committed: counted, its odds not computed
+                    pass  # left committed: counted, its outcome not compared
             readable = not has_commitment(request) and not has_commitment(result)
         rows.append(
             _Row(seq, kind, actor, character, rules, sess, scene, request, result, draws, readable)
@@ -211,6 +279,7 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
     faces: dict[int, list[int]] = {}
     total = 0
     lucky = 0
+    hidden = 0
     percentile_sum = 0.0
     for row in rows:
         total += 1
@@ -223,14 +292,21 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
                 counts[face - 1] += 1
         tally = kinds.setdefault(row.kind, _KindTally())
         tally.rolls += 1
+        if row.result.get("awaiting") is not None:
+            continue  # FAB-62/FAB-36: nothing rolled yet; the answer is the roll that counts
+        if not row.readable:
+            tally.hidden += 1  # FAIR-18: seen and counted; its outcome not compared
+            hidden += 1
+            continue
         rules = odds.rules(row)
         if rules is None:
             continue
+        tally.labels = rules.ruleset.labels
         try:
             result = rules.kind.parse_result(row.result)
         except (EngineError, ValidationError):
             continue
-        known = odds.of(rules, row) if row.readable else None
+        known = odds.of(rules, row)
         if known is not None and known.ranked is not None:
             # Generic dice: no outcomes to compare, a luck percentile by the total.
             value = getattr(result, known.ranked.ranked_by or "", None)
@@ -241,23 +317,20 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
                 percentile_sum += percentile
                 lucky += 1
             continue
-        if row.result.get("awaiting") is not None:
-            continue  # FAB-62/FAB-36: nothing rolled yet; the answer is the roll that counts
         found = rules.kind.outcome(result) if rules.kind.outcome is not None else None
         code = found.code if found is not None else known.no_outcome if known else None
         if code is None:
             continue
         tally.observed[code] = tally.observed.get(code, 0) + 1
-        if code not in tally.order:
-            tally.order.append(code)
+        if found is not None:
+            tally.groups.setdefault(code, found.group)
         if known is None or code not in known.percentile:
             continue  # no odds, or an outcome they do not define: counted, not compared
         tally.with_odds += 1
         tally.compared[code] = tally.compared.get(code, 0) + 1
         for expected_code, p in known.probability.items():
             tally.expected[expected_code] = tally.expected.get(expected_code, 0.0) + p
-        if tally.order[: len(known.order)] != list(known.order):
-            tally.order = [*known.order, *(c for c in tally.order if c not in known.order)]
+        tally.orders.add(known.order)
         percentile = known.percentile[code]
         tally.percentiles += percentile
         percentile_sum += percentile
@@ -266,13 +339,19 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
         "rolls": total,
         "rolls_with_odds": lucky,
         "mean_luck_percentile": percentile_sum / lucky if lucky else None,
+        "not_compared": _not_compared(hidden),
         "kinds": [_kind_view(name, tally) for name, tally in sorted(kinds.items())],
         "dice": [_dice_view(sides, counts) for sides, counts in sorted(faces.items())],
     }
 
 
+def _not_compared(hidden: int) -> list[dict[str, Any]]:
+    return [{**HIDDEN_VALUES, "rolls": hidden}] if hidden else []
+
+
 def _kind_view(name: str, tally: _KindTally) -> dict[str, Any]:
     compared = tally.with_odds > 0
+    order = tally.order()
     outcomes = [
         {
             "code": code,
@@ -280,18 +359,19 @@ def _kind_view(name: str, tally: _KindTally) -> dict[str, Any]:
             "observed_with_odds": tally.compared.get(code, 0),
             "expected": tally.expected.get(code, 0.0) if compared else None,
         }
-        for code in tally.order
+        for code in order
     ]
     test = None
     if compared:
         test = fit(
-            [tally.compared.get(code, 0) for code in tally.order],
-            [tally.expected.get(code, 0.0) for code in tally.order],
+            [tally.compared.get(code, 0) for code in order],
+            [tally.expected.get(code, 0.0) for code in order],
         )
     return {
         "kind": name,
         "rolls": tally.rolls,
         "rolls_with_odds": tally.with_odds,
+        "not_compared": _not_compared(tally.hidden),
         "outcomes": outcomes,
         "fit": test,
         "mean_luck_percentile": tally.percentiles / tally.with_odds if compared else None,

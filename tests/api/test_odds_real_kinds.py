@@ -183,3 +183,26 @@ def test_FAB_62_an_attack_awaiting_its_defense_counts_no_outcome_in_the_statisti
     (attacks,) = [k for k in answer["kinds"] if k["kind"] == "fabulae.attack"]
     assert attacks["rolls"] == 1
     assert [o["code"] for o in attacks["outcomes"] if o["observed"]] == []
+
+
+VAM_TRACK = ["bruised", "hurt", "injured", "wounded", "mauled", "crippled", "incapacitated"]
+
+
+@pytest.mark.parametrize("first", ["hazard", "attack"])
+def test_VAM_40_the_statistics_list_damage_outcomes_in_one_order_whichever_roll_came_first(
+    client, make_campaign, make_character, gm, player, first
+):
+    campaign, lucien = _vampire_table(client, make_campaign, make_character, gm, player)
+    npc = make_character(campaign, gm, sheet=VAMPIRE_SHEET, kind="npc", name="Prévôt")
+    damage = {"kind": "vampire.damage", "target_id": lucien["id"], "damage_type": "bashing"}
+    hazard = {**damage, "pool": 2}  # worst to best for the target: incapacitated first
+    attack = {**damage, "attacker_id": npc["id"]}  # for the attacker: unhurt first
+    for body in [hazard, attack] if first == "hazard" else [attack, hazard]:
+        rolled(client, campaign, gm, body)
+    answer = client.get(url(campaign, "/stats"), headers=gm.headers).json()
+    (damages,) = [k for k in answer["kinds"] if k["kind"] == "vampire.damage"]
+    assert damages["rolls"] == 2 and damages["rolls_with_odds"] == 2
+    # Their odds order the levels in opposite ways: the track's order, unhurt first.
+    assert [o["code"] for o in damages["outcomes"]] == ["unhurt", *VAM_TRACK]
+    assert sum(o["observed"] for o in damages["outcomes"]) == 2
+    assert sum(o["expected"] for o in damages["outcomes"]) == pytest.approx(2.0)

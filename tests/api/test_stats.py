@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from sqlmodel import Session
 
-from app.services.stats import fit
+from app.services.stats import fit, outcome_order
 from tests.api.test_adding_a_ruleset import client_for
 from tests.api.test_odds_api import REGISTRY, CoinTable, _register, make_table
 from tests.conftest import assert_problem
@@ -143,12 +143,39 @@ def test_FAIR_18_no_expected_outcomes_from_an_npc_value_a_player_cannot_read(tab
         made.append(response.json())
         assert len(made) < 200
     count = len(made)
-    mine = kind_stats(stats(table, table.player), "coin.duel")
+    flips(table, 3)
+    left_out = [
+        {
+            "reason": "hidden_values",
+            "rule": "FAIR-18",
+            "detail": "its odds would read values committed from a sheet you may not read",
+            "rolls": count,
+        }
+    ]
+    players = stats(table, table.player)
+    mine = kind_stats(players, "coin.duel")
+    # Counted, and left out of the comparison on both sides alike: no outcome observed where
+    # none is expected, and nothing that tells how the NPC's hidden luck shaped them.
     assert mine["rolls"] == count and mine["rolls_with_odds"] == 0
-    assert all(item["expected"] is None for item in mine["outcomes"])
+    assert mine["not_compared"] == left_out
+    assert mine["outcomes"] == [] and mine["fit"] is None
     assert mine["mean_luck_percentile"] is None
-    gms = kind_stats(stats(table, table.gm), "coin.duel")
-    assert gms["rolls_with_odds"] == count
+    assert players["rolls"] == count + 3 and players["rolls_with_odds"] == 3
+    assert players["not_compared"] == left_out
+    their_flips = kind_stats(players, "coin.flip")
+    assert their_flips["not_compared"] == [] and their_flips["rolls_with_odds"] == 3
+    assert sum(item["observed"] for item in their_flips["outcomes"]) == 3
+    # The other player sees the public duels the same way.
+    assert kind_stats(stats(table, table.other), "coin.duel")["not_compared"] == left_out
+    # The GM reads every value: every duel counted, observed and compared.
+    gm_stats = stats(table, table.gm)
+    assert gm_stats["not_compared"] == []
+    gms = kind_stats(gm_stats, "coin.duel")
+    assert gms["rolls_with_odds"] == count and gms["not_compared"] == []
+    won = sum(1 for entry in made if entry["result"]["won"])
+    observed = {item["code"]: item["observed"] for item in gms["outcomes"]}
+    assert observed == {"lost": count - won, "won": won}
+    assert all(item["observed"] == item["observed_with_odds"] for item in gms["outcomes"])
     # Each duel's own odds, from the NPC's luck as it read it (DUEL-2 lowers it on a win).
     duels = table.get("/rolls?kind=coin.duel&limit=200", table.gm)["data"]
     assert any(duel["effects"] for duel in duels)
@@ -156,6 +183,33 @@ def test_FAIR_18_no_expected_outcomes_from_an_npc_value_a_player_cannot_read(tab
     expected = {item["code"]: item["expected"] for item in gms["outcomes"]}
     assert expected["won"] == pytest.approx(float(sum(chances)))
     assert expected["lost"] == pytest.approx(float(sum(1 - p for p in chances)))
+    assert gms["fit"] == fit([count - won, won], [expected["lost"], expected["won"]])
+
+
+TIERS = ("critical_failure", "failure", "partial_success", "success", "critical_success")
+AGAINST = ("critical_failure", "failure", "success")
+TRACK = ("bruised", "hurt", "injured", "wounded", "mauled", "crippled", "incapacitated")
+
+
+def label_rank(code: str) -> tuple[int, str]:
+    return (TRACK.index(code) + 1 if code in TRACK else 0, code)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_outcome_order_merges_the_odds_orders_whatever_order_they_come_in(reverse):
+    def merged(*orders: tuple[str, ...], codes: tuple[str, ...] = ()) -> list[str]:
+        ordered = list(reversed(orders)) if reverse else list(orders)
+        return outcome_order(ordered, codes, label_rank)
+
+    # JDR-11's tiers and JDR-13's three outcomes agree: one order, worst to best.
+    assert merged(TIERS, AGAINST) == list(TIERS)
+    # VAM-40: an attack's worst is a hazard's best; no order suits both: the labels' order,
+    # a code without a label (unhurt, which reads no outcome) first.
+    attack, hazard = ("unhurt", *TRACK), (*reversed(TRACK), "unhurt")
+    assert merged(attack, hazard) == ["unhurt", *TRACK]
+    assert merged(hazard) == list(hazard)  # one order: that order
+    # A code no order names (observed without odds) is placed by the labels, deterministically.
+    assert merged(("hurt", "injured"), codes=("bruised",)) == ["bruised", "hurt", "injured"]
 
 
 def test_filters_and_groups(table):

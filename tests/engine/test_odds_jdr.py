@@ -4,13 +4,14 @@ odds' fractions, outcomes and totals; a sample from the real stream must agree w
 
 from __future__ import annotations
 
+import copy
 from collections import Counter, defaultdict
 from fractions import Fraction
 from typing import Any
 
 import pytest
 
-from app.engine.dice import HmacDiceStream
+from app.engine.dice import HmacDiceStream, ReplayDice
 from app.engine.errors import EngineError
 from app.engine.odds import Odds, enumerate_paths
 from app.engine.registry import DEFAULT_REGISTRY
@@ -26,6 +27,10 @@ from app.services.stats import chi_square_survival
 from tests.engine.jdr.requests import (
     ACTION_SEQ,
     NPC,
+    PC,
+    PC2,
+    PC3,
+    SCENE,
     SERIOUS,
     C,
     D,
@@ -351,6 +356,140 @@ def test_JDR25_a_jokers_reroll_of_a_mythos_test_equals_the_brute_force():
     request = {**clock(C), "character": char(marked), "action": entry, "follow_ups": []}
     odds = check(JOKER, request, total=lambda r: r.mythos.total)
     assert [item.code for item in odds.outcomes] == AGAINST
+
+
+def attack_joker(
+    spender: str, *, attacker_now: dict[str, Any] | None = None, **over: Any
+) -> dict[str, Any]:
+    """A Joker on an NPC's attack against the PC (spender "target") or on the PC's attack
+    against an NPC (spender "attacker"), after a first attack that wounded its target."""
+    pc, npc = dracula_sheet(), dracula_sheet(defense_bonus=0)
+    attack = attack_req(D, pc, npc, weapon=make_weapon(damage=1))
+    if spender == "target":
+        attack["attacker"], attack["target"] = (
+            char(npc, kind="npc", cid=NPC),
+            char(pc),
+        )
+    faces = (6, 5)
+    first = run("jdr.attack", attack, faces)
+    wounded = first.effects[0]
+    assert first.result["severity"] is not None  # the wound the reroll undoes
+    # The fighters as they are now: copies, the attack's own snapshots stay as logged.
+    now = {who["id"]: copy.deepcopy(who) for who in (attack["attacker"], attack["target"])}
+    target = now[wounded["character_id"]]
+    target["sheet"] = {**target["sheet"], "wounds": wounded["after"]}
+    if attacker_now is not None:  # the attacker as they are now, since the attack
+        attacker = now[attack["attacker"]["id"]]
+        attacker["sheet"] = {**attacker["sheet"], **attacker_now}
+    entry = {
+        "seq": ACTION_SEQ,
+        "kind": "jdr.attack",
+        "request": attack,
+        "draws": [{"sides": 6, "face": f} for f in faces],
+    }
+    return {
+        **clock(D),
+        "character": now[PC],
+        "action": entry,
+        "follow_ups": [],
+        "other": now[NPC],
+        **over,
+    }
+
+
+@pytest.mark.parametrize("spender", ["attacker", "target"])
+@pytest.mark.parametrize("wounded_since", [False, True])
+def test_JDR25_a_jokers_reroll_of_an_attack_reads_both_fighters_as_the_reroll_does(
+    spender, wounded_since
+):
+    # The first attack's wound is undone; a serious wound the attacker took since burdens
+    # the reroll (JDR-3), as `resolve_joker` reads it.
+    since = {"wounds": [SERIOUS]} if wounded_since else None
+    raw = attack_joker(spender, attacker_now=since)
+    odds = check(JOKER, raw, total=lambda r: r.attack.total, margin=lambda r: r.attack.margin)
+    assert ("Disadvantage from" in odds.notes[0]) is wounded_since
+    assert [item.code for item in odds.outcomes] == ["miss", "light", "serious", "critical"]
+
+
+def mythos_joker(
+    *,
+    follow_ups: Any = (),
+    test: dict[str, Any] | None = None,
+    sheet: dict[str, Any] | None = None,
+    cid: str = PC,
+    **over: Any,
+) -> dict[str, Any]:
+    """A Joker on a Mythos test (of direct peril unless `test` says otherwise) whose first
+    result marked the PC; `sheet` is what changed on it since, `cid` who spends the Joker."""
+    raw = {
+        **mythos_req(cthulhu_sheet(), 9, detail="Une voix"),
+        "direct_peril": True,
+        **(test or {}),
+    }
+    first = run("jdr.mythos", raw, (1, 1))
+    entry = {
+        "seq": ACTION_SEQ,
+        "kind": "jdr.mythos",
+        "request": raw,
+        "result": first.result,
+        "effects": first.effects,
+    }
+    marked = cthulhu_sheet(marks=first.effects[0]["after"], **(sheet or {}))
+    return {
+        **clock(C),
+        "character": char(marked, cid=cid),
+        "action": entry,
+        "follow_ups": list(follow_ups),
+        **over,
+    }
+
+
+def test_JDR25_41_a_jokers_reroll_of_a_mythos_test_with_a_worded_mark_equals_the_brute_force():
+    worded = follow("jdr.mark", {"mark": "Une voix dans le puits"}, ACTION_SEQ + 1)
+    raw = mythos_joker(follow_ups=[worded])
+    odds = check(JOKER, raw, total=lambda r: r.mythos.total)
+    assert [item.code for item in odds.outcomes] == AGAINST
+
+
+JOKED_ATTACK = follow("jdr.joker", {"rerolls": ACTION_SEQ}, ACTION_SEQ + 1)
+OTHER_REFUSALS = [
+    pytest.param(lambda: attack_joker("attacker", scene=SCENE + 1), VERSION, "JDR-25", id="scene"),
+    pytest.param(
+        lambda: attack_joker("target", follow_ups=[JOKED_ATTACK]), VERSION, "JDR-25", id="twice"
+    ),
+    pytest.param(
+        lambda: {**attack_joker("attacker"), "character": char(dracula_sheet(), cid=PC3)},
+        VERSION,
+        None,
+        id="not-a-fighter",
+    ),
+    pytest.param(lambda: attack_joker("attacker", other=None), VERSION, None, id="no-other"),
+    pytest.param(lambda: attack_joker("attacker"), 3, None, id="attack-before-v4"),
+    pytest.param(
+        lambda: mythos_joker(sheet={"joker": "spent"}), VERSION, "JDR-26", id="mythos-spent"
+    ),
+    pytest.param(
+        lambda: mythos_joker(test={"direct_peril": False}), VERSION, "JDR-25", id="no-peril"
+    ),
+    pytest.param(lambda: mythos_joker(cid=PC2), VERSION, None, id="another-pcs-test"),
+    pytest.param(lambda: mythos_joker(scene=SCENE + 1), VERSION, "JDR-25", id="mythos-scene"),
+]
+
+
+@pytest.mark.parametrize(("make", "version", "rule"), OTHER_REFUSALS)
+def test_JDR25_the_jokers_odds_on_an_attack_or_a_mythos_test_refuse_as_its_reroll_does(
+    make, version, rule
+):
+    request = JOKER.parse_request(make())
+    with pytest.raises(EngineError) as refused_odds:
+        JOKER.odds(request, version)
+    source = ReplayDice([{"sides": 6, "face": 6}] * 3)
+    with pytest.raises(EngineError) as refused_roll:
+        JOKER.resolve(request, source, version)
+    assert source.draws == []  # refused before any die
+    assert type(refused_odds.value) is type(refused_roll.value)
+    assert str(refused_odds.value) == str(refused_roll.value)
+    assert refused_odds.value.rule == rule
 
 
 # --- the real stream -----------------------------------------------------------------------

@@ -190,6 +190,34 @@ def test_FAB_42_a_panicking_defender_scores_no_six(
     assert panic["result"]["score"] == 3
 
 
+def test_FAB_42_FAIR_10_a_panic_is_filed_as_the_entry_that_set_it_off(
+    client, table, gm, player, other_player, forced_dice
+):
+    # Both sides show a stress 1 in the roll the defender's player answers (FAB-36): that
+    # answer drew every die, so each panic is filed with its actor, under the panicker's
+    # character. The log's actor filter and the statistics by actor read the same entries.
+    gm_patch(client, gm, table.ada, {"stress": 1})
+    gm_patch(client, gm, table.bram, {"stress": 1})
+    body = opposed_body(table.ada, table.bram)
+    forced_dice.push(6, 2, 2, 2, 2, 1, 6, 6, 2, 2, 2, 1, 2, 2)
+    entry = answered_opposed(client, table.campaign, player, body, other_player)
+    assert entry["actor_id"] == other_player.id
+    panics = entry["triggered"]
+    assert [panic["character_id"] for panic in panics] == [table.ada["id"], table.bram["id"]]
+    assert {panic["actor_id"] for panic in panics} == {other_player.id}
+    answered = f"?actor_id={other_player.id}&kind=fabulae."
+    filed = client.get(url(table.campaign, f"/rolls{answered}"), headers=gm.headers).json()
+    assert sorted(item["seq"] for item in filed["data"]) == sorted(
+        [entry["seq"], *(panic["seq"] for panic in panics)]
+    )
+    by_actor = client.get(
+        url(table.campaign, "/stats?group_by=actor&kind=fabulae.panic"), headers=gm.headers
+    ).json()
+    assert [(group["key"], group["rolls"]) for group in by_actor["groups"]] == [
+        (other_player.id, 2)
+    ]
+
+
 def test_FAB_43_stress_resist_lowers_stress_by_sixes(client, table, gm, player, forced_dice):
     gm_patch(client, gm, table.ada, {"stress": 3})
     forced_dice.push(6, 6, 2, 2, 2, 2, 3, 4)

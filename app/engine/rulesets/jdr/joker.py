@@ -314,39 +314,46 @@ def spendable(request: JdrJokerRequest, version: RulesVersion) -> None:
         raise refusal("JDR-26", "the Joker was used this session; it recharges at the next one")
 
 
-def reroll_other(
-    request: JdrJokerRequest,
-    rerolled: JdrFollowedAttack | JdrFollowedMythos,
-    dice: DiceSource,
-    version: RulesVersion,
-) -> Resolution[JdrJokerResult]:
-    """JDR-25 (corrected): the Joker on an attack (the attacker's own, or one made against
-    the PC, whose player spends it: the attacker's dice are redrawn) or on a Mythos test the
-    GM marked as direct peril. The first result's changes are undone, the second's kept."""
-    character = request.character
-    if rerolled.request.scene != request.scene:
-        scene = rerolled.request.scene
+def in_its_scene(request: JdrJokerRequest, scene: int) -> None:
+    """JDR-25: the Joker applies in the scene of the roll it rerolls."""
+    if scene != request.scene:
         raise refusal("JDR-25", f"the Joker applies in the scene of its roll (scene {scene})")
-    spent = effect(character.id, "joker", "ready", "spent", "JDR-25")
-    if isinstance(rerolled, JdrFollowedMythos):
-        if rerolled.request.character.id != character.id:
-            raise InvalidInput("the Joker rerolls the Mythos test of the PC who spends it")
-        if not rerolled.request.direct_peril:
-            raise refusal(
-                "JDR-25", "the Joker rerolls a Mythos test only when the GM marks it direct peril"
-            )
-        spendable(request, version)
-        # A mark worded for the first result (JDR-41) goes with it.
-        worded = [
-            effect(character.id, "marks", [], [follow.result["mark"]], "JDR-41")
-            for follow in request.follow_ups
-            if follow.kind == "jdr.mark" and "mark" in follow.result
-        ]
-        base = undone(character, [*rerolled.effects, *worded])
-        test = rerolled.request.model_copy(update={"character": base})
-        tested = resolve_mythos(test, dice, version)
-        changes = settled(character, base, tested.effects)
-        return Resolution(joker_result(rerolled.seq, mythos=tested.result), [spent, *changes])
+
+
+def mythos_reroll(
+    request: JdrJokerRequest, rerolled: JdrFollowedMythos, version: RulesVersion
+) -> tuple[JdrMythosRequest, JdrCharacter]:
+    """The Mythos test a Joker rerolls (JDR-25, corrected), after every refusal made before
+    the dice: the first test again, and the PC it reads, as if the first result (and the
+    mark worded for it) had changed nothing. Its odds read it too."""
+    character = request.character
+    in_its_scene(request, rerolled.request.scene)
+    if rerolled.request.character.id != character.id:
+        raise InvalidInput("the Joker rerolls the Mythos test of the PC who spends it")
+    if not rerolled.request.direct_peril:
+        raise refusal(
+            "JDR-25", "the Joker rerolls a Mythos test only when the GM marks it direct peril"
+        )
+    spendable(request, version)
+    # A mark worded for the first result (JDR-41) goes with it.
+    worded = [
+        effect(character.id, "marks", [], [follow.result["mark"]], "JDR-41")
+        for follow in request.follow_ups
+        if follow.kind == "jdr.mark" and "mark" in follow.result
+    ]
+    base = undone(character, [*rerolled.effects, *worded])
+    return rerolled.request.model_copy(update={"character": base}), base
+
+
+def attack_reroll(
+    request: JdrJokerRequest, rerolled: JdrFollowedAttack, version: RulesVersion
+) -> tuple[JdrAttackRequest, tuple[JdrCharacter, JdrCharacter]]:
+    """The attack a Joker rerolls (JDR-25, corrected: its attacker's or its target's Joker;
+    the attacker's dice are redrawn), after every refusal made before the dice: the attack
+    again, both fighters as if the first attack had changed nothing, and the fighters as
+    they are now (the spender first). Its odds read it too."""
+    character = request.character
+    in_its_scene(request, rerolled.request.scene)
     attack = rerolled.request
     fighters_ids = {attack.attacker.id, attack.target.id}
     if character.id not in fighters_ids:
@@ -355,19 +362,36 @@ def reroll_other(
     if other is None or other.id not in fighters_ids or other.id == character.id:
         raise InvalidInput("the attack's other fighter is missing from the request")
     spendable(request, version)
+    # The first attack is replayed from its own dice (nothing is drawn) to know what to undo.
     drawn = [Draw(sides=draw["sides"], face=draw["face"]) for draw in rerolled.draws]
     first = resolve_attack(attack, ReplayDice(drawn), version)
-    by_id = {character.id: character, other.id: other}
-    bases = {who: undone(by_id[who], first.effects) for who in by_id}
+    bases = {who.id: undone(who, first.effects) for who in (character, other)}
     again = attack.model_copy(
         update={"attacker": bases[attack.attacker.id], "target": bases[attack.target.id]}
     )
+    return again, (character, other)
+
+
+def reroll_other(
+    request: JdrJokerRequest,
+    rerolled: JdrFollowedAttack | JdrFollowedMythos,
+    dice: DiceSource,
+    version: RulesVersion,
+) -> Resolution[JdrJokerResult]:
+    """JDR-25 (corrected): the Joker on an attack or on a Mythos test the GM marked as direct
+    peril. The first result's changes are undone, the second's kept."""
+    character = request.character
+    spent = effect(character.id, "joker", "ready", "spent", "JDR-25")
+    if isinstance(rerolled, JdrFollowedMythos):
+        test, base = mythos_reroll(request, rerolled, version)
+        tested = resolve_mythos(test, dice, version)
+        changes = settled(character, base, tested.effects)
+        return Resolution(joker_result(rerolled.seq, mythos=tested.result), [spent, *changes])
+    again, fighters = attack_reroll(request, rerolled, version)
     second = resolve_attack(again, dice, version)
-    result = joker_result(rerolled.seq, attack=second.result)
-    changes = [
-        change for who in by_id for change in settled(by_id[who], bases[who], second.effects)
-    ]
-    return Resolution(result, [spent, *changes])
+    bases = {again.attacker.id: again.attacker, again.target.id: again.target}
+    changes = [change for now in fighters for change in settled(now, bases[now.id], second.effects)]
+    return Resolution(joker_result(rerolled.seq, attack=second.result), [spent, *changes])
 
 
 SnapshotT = TypeVar("SnapshotT", JdrCharacter, JdrCthulhuCharacter)

@@ -17,9 +17,8 @@ from functools import lru_cache
 from itertools import product
 from typing import Final
 
-from app.engine.contract import RulesVersion, effect
-from app.engine.dice import Draw, ReplayDice
-from app.engine.errors import InvalidInput, refusal
+from app.engine.contract import RulesVersion
+from app.engine.errors import refusal
 from app.engine.odds import Odds, distribution, outcome_odds
 from app.engine.rulesets.jdr.action import (
     JdrActionRequest,
@@ -31,7 +30,6 @@ from app.engine.rulesets.jdr.combat import (
     carried,
     creature_bonuses,
     defense_of,
-    resolve_attack,
     severity_of,
     wounds_werewolf,
 )
@@ -54,8 +52,8 @@ from app.engine.rulesets.jdr.joker import (
     JdrFollowedMythos,
     JdrJokerRequest,
     action_reroll,
-    spendable,
-    undone,
+    attack_reroll,
+    mythos_reroll,
 )
 from app.engine.rulesets.jdr.mythos import JdrMythosRequest
 
@@ -261,45 +259,13 @@ def joker_odds(request: JdrJokerRequest, version: RulesVersion) -> Odds:
 
 
 def reroll_odds(request: JdrJokerRequest, version: RulesVersion) -> Odds:
-    character = request.character
-    require_pc(character, "JDR-25", "the Joker")
+    require_pc(request.character, "JDR-25", "the Joker")
     rerolled = request.action
-    if version >= 4 and isinstance(rerolled, JdrFollowedAttack | JdrFollowedMythos):
-        if rerolled.request.scene != request.scene:
-            scene = rerolled.request.scene
-            raise refusal("JDR-25", f"the Joker applies in the scene of its roll (scene {scene})")
-        if isinstance(rerolled, JdrFollowedMythos):
-            if rerolled.request.character.id != character.id:
-                raise InvalidInput("the Joker rerolls the Mythos test of the PC who spends it")
-            if not rerolled.request.direct_peril:
-                raise refusal(
-                    "JDR-25",
-                    "the Joker rerolls a Mythos test only when the GM marks it direct peril",
-                )
-            spendable(request, version)
-            # The worded mark of the first result goes with it (as `reroll_other`).
-            worded = [
-                effect(character.id, "marks", [], [follow.result["mark"]], "JDR-41")
-                for follow in request.follow_ups
-                if follow.kind == "jdr.mark" and "mark" in follow.result
-            ]
-            base = undone(character, [*rerolled.effects, *worded])
-            return mythos_odds(rerolled.request.model_copy(update={"character": base}), version)
-        attack = rerolled.request
-        ids = {attack.attacker.id, attack.target.id}
-        if character.id not in ids:
-            raise InvalidInput("the Joker on an attack is spent by its attacker or by its target")
-        other = request.other
-        if other is None or other.id not in ids or other.id == character.id:
-            raise InvalidInput("the attack's other fighter is missing from the request")
-        spendable(request, version)
-        drawn = [Draw(sides=draw["sides"], face=draw["face"]) for draw in rerolled.draws]
-        first = resolve_attack(attack, ReplayDice(drawn), version)  # replayed, nothing drawn
-        by_id = {character.id: character, other.id: other}
-        bases = {who: undone(by_id[who], first.effects) for who in by_id}
-        again = attack.model_copy(
-            update={"attacker": bases[attack.attacker.id], "target": bases[attack.target.id]}
-        )
+    if version >= 4 and isinstance(rerolled, JdrFollowedMythos):
+        test, _ = mythos_reroll(request, rerolled, version)
+        return mythos_odds(test, version)
+    if version >= 4 and isinstance(rerolled, JdrFollowedAttack):
+        again, _ = attack_reroll(request, rerolled, version)
         return attack_odds(again, version)
     _, reroll = action_reroll(request, version)
     return action_odds(reroll, version)
