@@ -18,7 +18,7 @@ from app.engine.odds import Odds, enumerate_paths
 from app.engine.registry import DEFAULT_REGISTRY
 from app.services.stats import chi_square_survival
 
-RULES = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@2"})
+RULES = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@3"})
 KIND, VERSION = RULES.kind, RULES.version
 REFUSED = "refused"
 
@@ -115,6 +115,18 @@ ADDING = [
     "3d4ro1dl1",
     "3dF!",
     "1d4!+1d3!",
+    # !! compounds (dice@3): a die and what it adds are one value, which later operations see.
+    "1d6!!",
+    "2d4!!",
+    "1d6!!>5",
+    "2d3!!<1",
+    "3d4!!kh2",
+    "2d4!!>3>6",
+    "2d4!!mi6",
+    "3d3p1!!",
+    "1d4rr1!!",
+    "2d3!!!",
+    "3dF!!",
 ]
 
 
@@ -147,6 +159,22 @@ def test_the_caps_on_one_die_are_in_the_odds_exactly():
     assert exact(odds_of("1d2rr1"), "total") == {1: Fraction(1, 2**21), 2: 1 - Fraction(1, 2**21)}
 
 
+def test_the_cap_on_compounding_is_in_the_odds_exactly():
+    # A d2 compounding on 2 adds at most 20 dice into itself: 42 is twenty-one 2s.
+    total = exact(odds_of("1d2!!"), "total")
+    assert total[42] == total[41] == Fraction(1, 2**21) and max(total) == 42
+
+
+def test_dice_at_2_odds_read_double_bang_as_two_explosions():
+    # Version 2 entries' luck keeps their own reading: `!` then `!`, which no closed form
+    # follows; version 3's compounding has exact odds.
+    v2 = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@2"})
+    request = v2.kind.parse_request({"notation": "3d6!!"})
+    with pytest.raises(InvalidInput, match="follows an explosion"):
+        v2.kind.odds(request, v2.version)
+    assert sum(exact(odds_of("3d6!!"), "total").values()) == 1
+
+
 def test_mean_and_deviation_of_100d6():
     (total,) = odds_of("100d6").distributions
     assert total.mean == 350
@@ -165,6 +193,7 @@ def test_mean_and_deviation_of_100d6():
         ("(10d6*10d6)*(20d100)", "more than 200000 pairs"),
         ("100d100", "more than 2000000 bits"),
         ("1d1000!", "more than 200000 pairs"),
+        ("1d1000!!", "more than 200000 pairs"),
         ("50d6*50d6", "spans more than 20000 values"),
     ],
 )
@@ -174,7 +203,7 @@ def test_odds_it_cannot_compute_are_refused_saying_why(notation, fragment):
     assert fragment in str(error.value)
 
 
-@pytest.mark.parametrize("notation", ["4d6kh3", "5d10>6", "2d6!+1d4"])
+@pytest.mark.parametrize("notation", ["4d6kh3", "5d10>6", "2d6!+1d4", "3d6!!kh2"])
 def test_sampling_the_real_stream_agrees_with_the_odds(notation):
     request = KIND.parse_request({"notation": notation})
     observed: Counter = Counter()

@@ -2,7 +2,8 @@
 
 A distribution is integer weights over values with their denominator (`Dist`): dice groups
 are summed by polynomial powers carried in Python's big integers (Kronecker substitution),
-single dice go through icepool (rerolls, keep by rank), and groups combine by + - * /.
+single dice go through icepool (rerolls, compounding, keep by rank), and groups combine by
++ - * /.
 What the odds cannot compute exactly in reasonable time is refused with InvalidInput: an
 operation order the evaluator allows but no closed form follows (an operation after an
 explosion, a second keep by rank), or a total spanning more than MAX_VALUES values.
@@ -11,6 +12,7 @@ explosion, a second keep by rank), or a total spanning more than MAX_VALUES valu
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -85,8 +87,8 @@ def _combine(left: Dist, right: Dist, op: str, written: str) -> Dist:
 
 
 class _Group:
-    """The odds of one dice group: one die through its per-die operations (rerolls, mi/ma,
-    keeps by value), then an explosion or a keep by rank, then the sum of its dice."""
+    """The odds of one dice group: one die through its per-die operations (rerolls, `!!`,
+    mi/ma, keeps by value), then an explosion or a keep by rank, then the sum of its dice."""
 
     def __init__(self, group: Dice, written: str) -> None:
         self.group, self.written = group, written
@@ -125,6 +127,8 @@ class _Group:
                 matching = [v for v in self.group.faces if match(v)]
                 fresh = self.base.reroll(matching, depth=MAX_REROLLS - 1)
             return die.map(lambda v: fresh if v != DROPPED and match(v) else v)
+        if op.name == "c":
+            return self._compound(die, op)
         if op.name in ("k", "p"):
             keep = op.name == "k"
             return die.map(lambda v: v if v == DROPPED or match(v) == keep else DROPPED)
@@ -157,18 +161,37 @@ class _Group:
             tail = self._extend(fresh, tail, op)
         return self._extend(_from_die(die), tail, op)
 
-    def _extend(self, head: Dist, tail: Dist, op: Op) -> Dist:
+    def _compound(self, die: icepool.Die[int], op: Op) -> icepool.Die[int]:
+        """`!!`: a matching die adds a fresh die into itself, which adds another while it
+        matches, up to MAX_EXPLOSIONS draws; the die is then one value like any other."""
+        fresh = _from_die(self.base)
+        tail = fresh  # the last draw a die may add: it adds no other
+
+        def itself(value: int) -> int:
+            return value
+
+        for _ in range(MAX_EXPLOSIONS - 1):
+            tail = self._extend(fresh, tail, op, itself)
+        head = self._extend(_from_die(die), tail, op, itself)
+        return icepool.Die(head.weights)
+
+    def _extend(
+        self, head: Dist, tail: Dist, op: Op, own: Callable[[int], int] | None = None
+    ) -> Dist:
+        """A die (`head`) followed, when it matches, by what its added die (`tail`) comes to;
+        the die counts for `own(value)`, by default what it adds to the group."""
+        own = own or self._contribution
         if len(head.weights) * len(tail.weights) > MAX_PAIRS:
             raise self.refuse(op, f"would combine more than {MAX_PAIRS} pairs of values")
         weights: dict[int, int] = defaultdict(int)
         for v, w in head.weights.items():
-            own = self._contribution(v)
             if v != DROPPED and op.selector.matches(v):
                 for t, wt in tail.weights.items():
-                    weights[own + t] += w * wt
+                    weights[own(v) + t] += w * wt
             else:
-                weights[own] += w * tail.denominator
-        if max(weights) - min(weights) + 1 > MAX_VALUES:
+                weights[own(v)] += w * tail.denominator
+        values = [v for v in weights if v != DROPPED]
+        if values and max(values) - min(values) + 1 > MAX_VALUES:
             raise refuse(self.written, f"its total spans more than {MAX_VALUES} values")
         return Dist(dict(weights), head.denominator * tail.denominator)
 
