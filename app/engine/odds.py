@@ -95,6 +95,89 @@ def distribution(name: str, weights: Mapping[int, Fraction]) -> DistributionOdds
     )
 
 
+def weighted_distribution(
+    name: str, weights: Mapping[int, int], denominator: int
+) -> DistributionOdds:
+    """`distribution` of integer weights over their common denominator (they sum to it), the
+    same answer without a Fraction per value: a 100-dice sum has thousands of values, and a
+    Fraction normalized for each, then summed, took most of its odds' time."""
+    if sum(weights.values()) != denominator:
+        raise ValueError(f"{name}: weights sum to {sum(weights.values())}, not {denominator}")
+    first = sum(value * w for value, w in weights.items())
+    second = sum(value * value * w for value, w in weights.items())
+    variance = Fraction(second * denominator - first * first, denominator * denominator)
+    reduce = _Reducer(denominator)
+    texts: dict[int, str] = {}  # by weight: a sum of like dice is symmetric, half repeat
+    values = []
+    for value in sorted(weights):
+        w = weights[value]
+        if not w:
+            continue
+        text = texts.get(w)
+        if text is None:
+            text = texts[w] = reduce.text(w)
+        # w / denominator is correctly rounded, as float(Fraction) is.
+        values.append({"value": value, "probability": w / denominator, "exact": text})
+    # One validation of the whole list (in pydantic's core) rather than a model per value.
+    return DistributionOdds.model_validate(
+        {
+            "name": name,
+            "values": values,
+            "mean": float(Fraction(first, denominator)),
+            "deviation": math.sqrt(variance),
+        }
+    )
+
+
+_TRIAL_DIVISIONS = 4
+_SMALL_PRIMES = [p for p in range(2, 1000) if all(p % q for q in range(2, math.isqrt(p) + 1))]
+
+
+class _Reducer:
+    """Writes w/denominator in lowest terms. A dice denominator is a product of small primes
+    (a d20's 100th power is 2^200·5^100): then the common factor is read from w's powers of
+    those primes, far quicker than a gcd of two 400-bit integers; otherwise, the gcd."""
+
+    def __init__(self, denominator: int) -> None:
+        self.denominator = denominator
+        self.powers: list[tuple[int, int]] | None = []
+        rest = denominator
+        for prime in _SMALL_PRIMES:
+            if rest % prime == 0:
+                exponent = 0
+                while rest % prime == 0:
+                    rest //= prime
+                    exponent += 1
+                self.powers.append((prime, exponent))
+        if rest != 1:
+            self.powers = None
+        self.denominators: dict[int, str] = {}  # by common factor
+
+    def common(self, w: int) -> int:
+        if self.powers is None:
+            return math.gcd(w, self.denominator)
+        common = 1
+        for prime, exponent in self.powers:
+            if prime == 2:
+                common <<= min((w & -w).bit_length() - 1, exponent)
+                continue
+            found, rest = 0, w
+            while found < exponent and rest % prime == 0:
+                if found == _TRIAL_DIVISIONS:  # a weight rich in this prime: the gcd is quicker
+                    return math.gcd(w, self.denominator)
+                rest //= prime
+                found += 1
+            common *= prime**found
+        return common
+
+    def text(self, w: int) -> str:
+        common = self.common(w)
+        below = self.denominators.get(common)
+        if below is None:
+            below = self.denominators[common] = str(self.denominator // common)
+        return f"{w // common}/{below}"
+
+
 class Luck(Model):
     """How lucky a made roll was, given its inputs."""
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from app.engine.dice import HmacDiceStream
 from app.engine.errors import InvalidInput
-from app.engine.odds import Odds, enumerate_paths
+from app.engine.odds import Odds, distribution, enumerate_paths, weighted_distribution
 from app.engine.registry import DEFAULT_REGISTRY
 from app.services.stats import chi_square_survival
 
@@ -175,6 +175,29 @@ def test_dice_at_2_odds_read_double_bang_as_two_explosions():
     assert sum(exact(odds_of("3d6!!"), "total").values()) == 1
 
 
+def test_the_largest_plain_pool_100d100_is_exact():
+    (total,) = odds_of("100d100").distributions
+    assert len(total.values) == 9901 and total.values[0].exact == f"1/{100**100}"
+    assert sum(Fraction(v.exact) for v in total.values) == 1
+    assert total.mean == 5050
+    assert math.isclose(total.deviation, math.sqrt(100 * (100**2 - 1) / 12), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("weights", "denominator"),
+    [
+        ({2: 1, 3: 2, 4: 1}, 4),
+        ({0: 1, 1: 1008}, 1009),  # a prime past the small ones: the gcd
+        ({0: 3**10, 1: 3**12 - 3**10}, 3**12),  # rich in 3: the gcd after trial divisions
+        ({-5: 7, 5: 2**40 - 7}, 2**40),
+    ],
+)
+def test_weighted_distribution_is_the_distribution_of_the_fractions(weights, denominator):
+    fractions = {v: Fraction(w, denominator) for v, w in weights.items()}
+    expected = distribution("total", fractions).model_dump()
+    assert weighted_distribution("total", weights, denominator).model_dump() == expected
+
+
 def test_mean_and_deviation_of_100d6():
     (total,) = odds_of("100d6").distributions
     assert total.mean == 350
@@ -191,7 +214,7 @@ def test_mean_and_deviation_of_100d6():
         ("4d6kh3>4", "keeps by rank before a success count"),
         ("4d6p1kh2", "after a keep or drop by value"),
         ("(10d6*10d6)*(20d100)", "more than 200000 pairs"),
-        ("100d100", "more than 2000000 bits"),
+        ("100d6!", "more than 7000000 bits"),
         ("1d1000!", "more than 200000 pairs"),
         ("1d1000!!", "more than 200000 pairs"),
         ("50d6*50d6", "spans more than 20000 values"),

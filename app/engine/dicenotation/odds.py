@@ -1,7 +1,7 @@
 """The exact distribution of a notation's total (and of its successes), before it is rolled.
 
 A distribution is integer weights over values with their denominator (`Dist`): dice groups
-are summed by polynomial powers carried in Python's big integers (Kronecker substitution),
+are summed by powers of their weight polynomial (FLINT's exact integer polynomials),
 single dice go through icepool (rerolls, compounding, keep by rank), and groups combine by
 + - * /.
 What the odds cannot compute exactly in reasonable time is refused with InvalidInput: an
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import icepool
+from flint import fmpz_poly
 
 from app.engine.dicenotation.ast import Binary, Dice, Neg, Node, Notation, Number, Op, Paren
 from app.engine.dicenotation.evaluate import MAX_EXPLOSIONS, MAX_REROLLS
@@ -24,7 +25,9 @@ from app.engine.errors import InvalidInput
 
 MAX_VALUES = 20_000  # values a distribution may span
 MAX_PAIRS = 200_000  # value pairs combined by + - * / (or by a die and what it adds)
-MAX_BITS = 2_000_000  # the size of a group's exact weights, summed over its values
+# The size of a group's exact weights, summed over its values: 100d100 takes 6.6M bits, and
+# its answer is already 4 MB of exact fractions.
+MAX_BITS = 7_000_000
 MAX_RANKED = 2_000  # dice × faces of a group kept by rank (icepool's pool)
 DROPPED = -(10**9)  # a die a value selector dropped: it adds nothing and counts no success
 
@@ -53,22 +56,19 @@ def _from_die(die: icepool.Die[int]) -> Dist:
 
 
 def _power(dist: Dist, n: int, written: str) -> Dist:
-    """The sum of n independent copies, by one big-integer power of the weight polynomial."""
+    """The sum of n independent copies: the n-th power of the weight polynomial, by FLINT's
+    exact integer polynomials (fast multiplication in C; Python's integers took tens of
+    milliseconds at 100d20)."""
     low, high = min(dist.weights), max(dist.weights)
-    if n * (high - low) + 1 > MAX_VALUES:
+    span = n * (high - low) + 1
+    if span > MAX_VALUES:
         raise refuse(written, f"its total spans more than {MAX_VALUES} values")
-    bits = (n * dist.denominator.bit_length()) + 8
-    if bits * (n * (high - low) + 1) > MAX_BITS:
+    denominator = dist.denominator**n  # every weight of the sum is at most this
+    if denominator.bit_length() * span > MAX_BITS:
         raise refuse(written, f"its exact weights would take more than {MAX_BITS} bits")
-    slot = (bits + 7) // 8
-    packed = sum(w << (8 * slot * (v - low)) for v, w in dist.weights.items())
-    raised = (packed**n).to_bytes(slot * (n * (high - low) + 1), "little")
-    weights = {}
-    for index in range(n * (high - low) + 1):
-        weight = int.from_bytes(raised[index * slot : (index + 1) * slot], "little")
-        if weight:
-            weights[n * low + index] = weight
-    return Dist(weights, dist.denominator**n)
+    polynomial = fmpz_poly([dist.weights.get(low + i, 0) for i in range(high - low + 1)]) ** n
+    weights = {n * low + i: int(c) for i, c in enumerate(polynomial.coeffs()) if c}
+    return Dist(weights, denominator)
 
 
 def _combine(left: Dist, right: Dist, op: str, written: str) -> Dist:

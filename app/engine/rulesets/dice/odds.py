@@ -13,7 +13,7 @@ from app.engine.dicenotation.ast import Dice, groups
 from app.engine.dicenotation.bounds import MAX_DICE
 from app.engine.dicenotation.evaluate import MAX_EXPLOSIONS, MAX_REROLLS
 from app.engine.dicenotation.odds import notation_odds
-from app.engine.odds import Odds, distribution
+from app.engine.odds import Odds, weighted_distribution
 
 if TYPE_CHECKING:
     from app.engine.rulesets.dice import DiceRequest
@@ -46,9 +46,11 @@ def dice_odds(request: DiceRequest, version: RulesVersion) -> Odds:
 def _odds(notation: str, version: RulesVersion) -> Odds:
     parsed = grammar.parse(notation, version)
     total, successes = notation_odds(parsed, notation)
-    distributions = [distribution("total", total.fractions())]
+    distributions = [weighted_distribution("total", total.weights, total.denominator)]
     if successes is not None:
-        distributions.append(distribution("successes", successes.fractions()))
+        distributions.append(
+            weighted_distribution("successes", successes.weights, successes.denominator)
+        )
     # Exact unless the dice could reach the cap on dice in all.
     notes = [CAPS_NOTE] if sum(most_dice(g) for g in groups(parsed.expr)) > MAX_DICE else []
     return Odds(outcomes=[], distributions=distributions, notes=notes, ranked_by="total")
