@@ -8,11 +8,13 @@ import math
 from collections import Counter
 from fractions import Fraction
 
+import icepool
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine.dice import HmacDiceStream
+from app.engine.dicenotation.ranked import keep_highest
 from app.engine.errors import InvalidInput
 from app.engine.odds import Odds, distribution, enumerate_paths, weighted_distribution
 from app.engine.registry import DEFAULT_REGISTRY
@@ -196,6 +198,25 @@ def test_weighted_distribution_is_the_distribution_of_the_fractions(weights, den
     fractions = {v: Fraction(w, denominator) for v, w in weights.items()}
     expected = distribution("total", fractions).model_dump()
     assert weighted_distribution("total", weights, denominator).model_dump() == expected
+
+
+@pytest.mark.parametrize(
+    ("weights", "n", "k"),
+    [
+        ({v: 1 for v in range(1, 7)}, 4, 3),  # counted from the dice above t
+        ({v: 1 for v in range(1, 7)}, 10, 9),  # from the dice below t (k > 2(n-k) + 4)
+        ({v: 1 for v in range(1, 5)}, 12, 2),
+        ({v: 1 for v in range(1, 5)}, 12, 11),
+        ({-1: 1, 0: 1, 1: 1}, 6, 4),
+        ({1: 3, 4: 5, 7: 1}, 9, 8),  # a die its per-die operations weighted unevenly
+        ({-3: 2, 4: 4, 9: 1}, 5, 1),
+    ],
+)
+def test_keep_highest_equals_icepools_pool(weights, n, k):
+    pool = icepool.Die(weights).pool(n).highest(k).sum()
+    denominator = sum(weights.values()) ** n
+    expected = {v: q * denominator // pool.denominator() for v, q in pool.items() if q}
+    assert keep_highest(weights, n, k) == expected
 
 
 def test_mean_and_deviation_of_100d6():
