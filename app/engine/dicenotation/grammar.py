@@ -49,8 +49,8 @@ MAX_NUMBER = 10_000  # any number written: a constant, a selector, a count
 MAX_NESTING = 10  # parentheses inside parentheses
 MAX_COMMENT = 100
 
-# {op} is the operation terminal: version 3 reads `!!` first (compounding), version 2 does
-# not, so it lexes `!!` as two explosions.
+# {compound} in the operation terminal: version 3 reads `!!` first (compounding); version 2
+# has nothing there, so it lexes `!!` as two `!` explosions.
 GRAMMAR = r"""
 ?start: sum
 ?sum: product
