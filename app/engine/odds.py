@@ -129,18 +129,19 @@ def weighted_distribution(
     )
 
 
-_TRIAL_DIVISIONS = 4
 _SMALL_PRIMES = [p for p in range(2, 1000) if all(p % q for q in range(2, math.isqrt(p) + 1))]
 
 
 class _Reducer:
     """Writes w/denominator in lowest terms. A dice denominator is a product of small primes
-    (a d20's 100th power is 2^200·5^100): then the common factor is read from w's powers of
-    those primes, far quicker than a gcd of two 400-bit integers; otherwise, the gcd."""
+    (a d20's 100th power is 2^200·5^100): the common factor is then read from w's trailing
+    zero bits and its gcd with a word-sized power of each odd prime, far quicker than a gcd
+    of two 400-bit integers; otherwise, or when w holds more of a prime, the gcd."""
 
     def __init__(self, denominator: int) -> None:
         self.denominator = denominator
-        self.powers: list[tuple[int, int]] | None = []
+        # (prime, its exponent in the denominator, its largest power below 2^62 within it)
+        self.powers: list[tuple[int, int, int]] | None = []
         rest = denominator
         for prime in _SMALL_PRIMES:
             if rest % prime == 0:
@@ -148,7 +149,12 @@ class _Reducer:
                 while rest % prime == 0:
                     rest //= prime
                     exponent += 1
-                self.powers.append((prime, exponent))
+                probe = 1
+                for _ in range(exponent):
+                    if probe * prime >= 2**62:
+                        break
+                    probe *= prime
+                self.powers.append((prime, exponent, probe))
         if rest != 1:
             self.powers = None
         self.denominators: dict[int, str] = {}  # by common factor
@@ -157,17 +163,14 @@ class _Reducer:
         if self.powers is None:
             return math.gcd(w, self.denominator)
         common = 1
-        for prime, exponent in self.powers:
+        for prime, exponent, probe in self.powers:
             if prime == 2:
                 common <<= min((w & -w).bit_length() - 1, exponent)
                 continue
-            found, rest = 0, w
-            while found < exponent and rest % prime == 0:
-                if found == _TRIAL_DIVISIONS:  # a weight rich in this prime: the gcd is quicker
-                    return math.gcd(w, self.denominator)
-                rest //= prime
-                found += 1
-            common *= prime**found
+            found = math.gcd(w, probe)  # w modulo one word, then a word's gcd
+            if found == probe and probe != prime**exponent:
+                return math.gcd(w, self.denominator)  # w may hold more of this prime
+            common *= found
         return common
 
     def text(self, w: int) -> str:
