@@ -190,7 +190,8 @@ def test_the_largest_plain_pool_100d100_is_exact():
     [
         ({2: 1, 3: 2, 4: 1}, 4),
         ({0: 1, 1: 1008}, 1009),  # a prime past the small ones: the gcd
-        ({0: 3**10, 1: 3**12 - 3**10}, 3**12),  # rich in 3: the gcd after trial divisions
+        ({0: 3**10, 1: 3**12 - 3**10}, 3**12),  # 3^12 fits a word: read by one small gcd
+        ({0: 3**45, 1: 3**50 - 3**45}, 3**50),  # more 3s than a word holds: the full gcd
         ({-5: 7, 5: 2**40 - 7}, 2**40),
     ],
 )
