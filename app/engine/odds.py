@@ -95,6 +95,92 @@ def distribution(name: str, weights: Mapping[int, Fraction]) -> DistributionOdds
     )
 
 
+def weighted_distribution(
+    name: str, weights: Mapping[int, int], denominator: int
+) -> DistributionOdds:
+    """`distribution` of integer weights over their common denominator (they sum to it), the
+    same answer without a Fraction per value: a 100-dice sum has thousands of values, and a
+    Fraction normalized for each, then summed, took most of its odds' time."""
+    if sum(weights.values()) != denominator:
+        raise ValueError(f"{name}: weights sum to {sum(weights.values())}, not {denominator}")
+    first = sum(value * w for value, w in weights.items())
+    second = sum(value * value * w for value, w in weights.items())
+    variance = Fraction(second * denominator - first * first, denominator * denominator)
+    reduce = _Reducer(denominator)
+    texts: dict[int, str] = {}  # by weight: a sum of like dice is symmetric, half repeat
+    values = []
+    for value in sorted(weights):
+        w = weights[value]
+        if not w:
+            continue
+        text = texts.get(w)
+        if text is None:
+            text = texts[w] = reduce.text(w)
+        # w / denominator is correctly rounded, as float(Fraction) is.
+        values.append({"value": value, "probability": w / denominator, "exact": text})
+    # One validation of the whole list (in pydantic's core) rather than a model per value.
+    return DistributionOdds.model_validate(
+        {
+            "name": name,
+            "values": values,
+            "mean": float(Fraction(first, denominator)),
+            "deviation": math.sqrt(variance),
+        }
+    )
+
+
+_SMALL_PRIMES = [p for p in range(2, 1000) if all(p % q for q in range(2, math.isqrt(p) + 1))]
+
+
+class _Reducer:
+    """Writes w/denominator in lowest terms. A dice denominator is a product of small primes
+    (a d20's 100th power is 2^200·5^100): the common factor is then read from w's trailing
+    zero bits and its gcd with a word-sized power of each odd prime, far quicker than a gcd
+    of two 400-bit integers; otherwise, or when w holds more of a prime, the gcd."""
+
+    def __init__(self, denominator: int) -> None:
+        self.denominator = denominator
+        # (prime, its exponent in the denominator, its largest power below 2^62 within it)
+        self.powers: list[tuple[int, int, int]] | None = []
+        rest = denominator
+        for prime in _SMALL_PRIMES:
+            if rest % prime == 0:
+                exponent = 0
+                while rest % prime == 0:
+                    rest //= prime
+                    exponent += 1
+                probe = 1
+                for _ in range(exponent):
+                    if probe * prime >= 2**62:
+                        break
+                    probe *= prime
+                self.powers.append((prime, exponent, probe))
+        if rest != 1:
+            self.powers = None
+        self.denominators: dict[int, str] = {}  # by common factor
+
+    def common(self, w: int) -> int:
+        if self.powers is None:
+            return math.gcd(w, self.denominator)
+        common = 1
+        for prime, exponent, probe in self.powers:
+            if prime == 2:
+                common <<= min((w & -w).bit_length() - 1, exponent)
+                continue
+            found = math.gcd(w, probe)  # w modulo one word, then a word's gcd
+            if found == probe and probe != prime**exponent:
+                return math.gcd(w, self.denominator)  # w may hold more of this prime
+            common *= found
+        return common
+
+    def text(self, w: int) -> str:
+        common = self.common(w)
+        below = self.denominators.get(common)
+        if below is None:
+            below = self.denominators[common] = str(self.denominator // common)
+        return f"{w // common}/{below}"
+
+
 class Luck(Model):
     """How lucky a made roll was, given its inputs."""
 

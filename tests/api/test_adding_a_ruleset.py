@@ -126,7 +126,7 @@ def test_a_toy_ruleset_is_served_rolled_logged_and_verified(coin_client):
         json={"kind": "dice", "notation": "2d6"},
         headers=gm.headers,
     ).json()
-    assert dice["rules"] == "dice@2"  # the generic ruleset, at its own version (issue 21)
+    assert dice["rules"] == "dice@3"  # the generic ruleset, at its own version (issue 21)
 
     rotated = client.post(f"{API}/campaigns/{campaign['id']}/fairness/rotate", headers=gm.headers)
     assert rotated.status_code == 201, rotated.text

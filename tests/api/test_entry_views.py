@@ -30,7 +30,7 @@ def test_every_resolved_entry_records_its_rules_version_in_its_hashed_content(
     entry = rolled(client, campaign, player, action(character))
     assert entry["rules"] == "vampire@2"
     dice = rolled(client, campaign, gm, {"kind": "dice", "notation": "1d6"})
-    assert dice["rules"] == "dice@2"  # issue 21: the notation of rules version 2
+    assert dice["rules"] == "dice@3"  # issue 21: the notation of rules version 3
     exported = client.get(url(campaign, "/log/export"), headers=gm.headers).text.splitlines()
     assert '"rules":"vampire@2"' in exported[entry["seq"] - 1]  # in the entry as it is hashed
     log = client.get(url(campaign, "/log"), headers=gm.headers).json()["data"]

@@ -30,7 +30,7 @@ def test_dice_roll_returns_its_audit_entry(client, gm, make_campaign):
     assert entry["request"] == {"notation": "3d6kh2+1"}
     assert [d["sides"] for d in entry["draws"]] == [6, 6, 6]  # FAIR-8: every die recorded
     # Rules version 2 (issue 21): each dice group's dice in draw order, the d20 rendering.
-    assert entry["rules"] == "dice@2"
+    assert entry["rules"] == "dice@3"
     (group,) = entry["result"]["groups"]
     faces = [d["face"] for d in entry["draws"]]
     assert group["dice"] == "3d6kh2" and [d["face"] for d in group["rolls"]] == faces

@@ -13,7 +13,7 @@ from app.engine.errors import InvalidInput
 from app.engine.registry import DEFAULT_REGISTRY
 from tests.engine.rules import resolve
 
-V2 = "dice@2"
+CURRENT = "dice@3"  # the rules version new rolls use
 
 
 def replay(sides: int, *faces: int) -> ReplayDice:
@@ -22,7 +22,7 @@ def replay(sides: int, *faces: int) -> ReplayDice:
 
 def roll(notation: str, sides: int, *faces: int, **request: str) -> dict:
     return resolve(
-        "dice", {"notation": notation, **request}, replay(sides, *faces), rules=V2
+        "dice", {"notation": notation, **request}, replay(sides, *faces), rules=CURRENT
     ).result
 
 
@@ -82,14 +82,14 @@ def test_the_comment_labels_the_roll_and_the_label_field_wins():
     assert roll("1d20+5 # attack", 20, 12)["label"] == "attack"
     labelled = roll("1d20+5 # attack", 20, 12, label="Sword")
     assert labelled["label"] == "Sword" and labelled["total"] == 17
-    kind = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@2"}).kind
+    kind = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": CURRENT}).kind
     request = kind.parse_request({"notation": "1d20+5 # attack"})
     assert kind.summary(request, kind.parse_result(labelled), "en") == "Sword: 1d20 (12) + 5 = 17"
 
 
 @pytest.mark.parametrize("label", ["", "x" * 101, "bad\nlabel", "tab\there"])
 def test_a_label_is_1_to_100_characters_without_control_characters(label):
-    kind = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@2"}).kind
+    kind = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": CURRENT}).kind
     with pytest.raises(ValueError):
         kind.body.model_validate({"kind": "dice", "notation": "1d6", "label": label})
     with pytest.raises(ValueError):
@@ -97,14 +97,15 @@ def test_a_label_is_1_to_100_characters_without_control_characters(label):
 
 
 def test_a_request_without_a_label_is_stored_without_one():
-    kind = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@2"}).kind
+    kind = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": CURRENT}).kind
     assert kind.parse_request({"notation": "1d6"}).dump() == {"notation": "1d6"}
 
 
 # --- versions ------------------------------------------------------------------------------
 
 
-def test_the_dice_ruleset_is_at_version_2_and_replays_version_1_as_it_was():
+def test_the_dice_ruleset_is_at_version_3_and_replays_version_1_as_it_was():
+    assert DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@3"}).version == 3
     assert DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@2"}).version == 2
     assert DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@1"}).version == 1
     assert DEFAULT_REGISTRY.for_entry({"kind": "dice", "request": {}}).version == 1
@@ -135,7 +136,8 @@ def test_version_1_notations_keep_their_meaning(notation):
     faces = [3, 1, 4, 1, 5, 2, 6]
     v1 = resolve("dice", {"notation": notation}, _Any(faces), rules="dice@1").result
     v2 = resolve("dice", {"notation": notation}, _Any(faces), rules="dice@2").result
-    assert v1["total"] == v2["total"]
+    v3 = resolve("dice", {"notation": notation}, _Any(faces), rules="dice@3").result
+    assert v1["total"] == v2["total"] == v3["total"]
 
 
 def test_the_canonical_form_writes_numbers_plainly():
@@ -221,9 +223,9 @@ def test_a_group_that_no_cap_stopped_says_nothing_of_caps():
 def test_the_real_stream_draws_every_die_and_replays_them():
     stream = HmacDiceStream(bytes(range(32)), "notation", 1, "seed", 7)
     notation = {"notation": "10d6!rr1kh8+4dF-1d%/3"}
-    first = resolve("dice", notation, stream, rules=V2).result
+    first = resolve("dice", notation, stream, rules=CURRENT).result
     again = ReplayDice(stream.draws)
-    assert resolve("dice", notation, again, rules=V2).result == first
+    assert resolve("dice", notation, again, rules=CURRENT).result == first
 
 
 @settings(max_examples=400, deadline=None)
@@ -238,7 +240,7 @@ def test_no_notation_raises_anything_but_invalid_input(text):
     assert parse(notation.text()).expr == notation.expr
     # Nothing is refused once a die is drawn: a notation that parses always rolls.
     stream = HmacDiceStream(bytes(32), "fuzz", 1, "", 1)
-    result = resolve("dice", {"notation": text}, stream, rules=V2).result
+    result = resolve("dice", {"notation": text}, stream, rules=CURRENT).result
     assert result["rendered"].endswith(f"= {result['total']}")
 
 

@@ -8,17 +8,19 @@ import math
 from collections import Counter
 from fractions import Fraction
 
+import icepool
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine.dice import HmacDiceStream
+from app.engine.dicenotation.ranked import keep_highest
 from app.engine.errors import InvalidInput
-from app.engine.odds import Odds, enumerate_paths
+from app.engine.odds import Odds, distribution, enumerate_paths, weighted_distribution
 from app.engine.registry import DEFAULT_REGISTRY
 from app.services.stats import chi_square_survival
 
-RULES = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@2"})
+RULES = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@3"})
 KIND, VERSION = RULES.kind, RULES.version
 REFUSED = "refused"
 
@@ -115,6 +117,18 @@ ADDING = [
     "3d4ro1dl1",
     "3dF!",
     "1d4!+1d3!",
+    # !! compounds (dice@3): a die and what it adds are one value, which later operations see.
+    "1d6!!",
+    "2d4!!",
+    "1d6!!>5",
+    "2d3!!<1",
+    "3d4!!kh2",
+    "2d4!!>3>6",
+    "2d4!!mi6",
+    "3d3p1!!",
+    "1d4rr1!!",
+    "2d3!!!",
+    "3dF!!",
 ]
 
 
@@ -147,6 +161,65 @@ def test_the_caps_on_one_die_are_in_the_odds_exactly():
     assert exact(odds_of("1d2rr1"), "total") == {1: Fraction(1, 2**21), 2: 1 - Fraction(1, 2**21)}
 
 
+def test_the_cap_on_compounding_is_in_the_odds_exactly():
+    # A d2 compounding on 2 adds at most 20 dice into itself: 42 is twenty-one 2s.
+    total = exact(odds_of("1d2!!"), "total")
+    assert total[42] == total[41] == Fraction(1, 2**21) and max(total) == 42
+
+
+def test_dice_at_2_odds_read_double_bang_as_two_explosions():
+    # Version 2 entries' luck keeps their own reading: `!` then `!`, which no closed form
+    # follows; version 3's compounding has exact odds.
+    v2 = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@2"})
+    request = v2.kind.parse_request({"notation": "3d6!!"})
+    with pytest.raises(InvalidInput, match="follows an explosion"):
+        v2.kind.odds(request, v2.version)
+    assert sum(exact(odds_of("3d6!!"), "total").values()) == 1
+
+
+def test_the_largest_plain_pool_100d100_is_exact():
+    (total,) = odds_of("100d100").distributions
+    assert len(total.values) == 9901 and total.values[0].exact == f"1/{100**100}"
+    assert sum(Fraction(v.exact) for v in total.values) == 1
+    assert total.mean == 5050
+    assert math.isclose(total.deviation, math.sqrt(100 * (100**2 - 1) / 12), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("weights", "denominator"),
+    [
+        ({2: 1, 3: 2, 4: 1}, 4),
+        ({0: 1, 1: 1008}, 1009),  # a prime past the small ones: the gcd
+        ({0: 3**10, 1: 3**12 - 3**10}, 3**12),  # 3^12 fits a word: read by one small gcd
+        ({0: 3**45, 1: 3**50 - 3**45}, 3**50),  # more 3s than a word holds: the full gcd
+        ({-5: 7, 5: 2**40 - 7}, 2**40),
+    ],
+)
+def test_weighted_distribution_is_the_distribution_of_the_fractions(weights, denominator):
+    fractions = {v: Fraction(w, denominator) for v, w in weights.items()}
+    expected = distribution("total", fractions).model_dump()
+    assert weighted_distribution("total", weights, denominator).model_dump() == expected
+
+
+@pytest.mark.parametrize(
+    ("weights", "n", "k"),
+    [
+        ({v: 1 for v in range(1, 7)}, 4, 3),  # counted from the dice above t
+        ({v: 1 for v in range(1, 7)}, 10, 9),  # from the dice below t (k > 2(n-k) + 4)
+        ({v: 1 for v in range(1, 5)}, 12, 2),
+        ({v: 1 for v in range(1, 5)}, 12, 11),
+        ({-1: 1, 0: 1, 1: 1}, 6, 4),
+        ({1: 3, 4: 5, 7: 1}, 9, 8),  # a die its per-die operations weighted unevenly
+        ({-3: 2, 4: 4, 9: 1}, 5, 1),
+    ],
+)
+def test_keep_highest_equals_icepools_pool(weights, n, k):
+    pool = icepool.Die(weights).pool(n).highest(k).sum()
+    denominator = sum(weights.values()) ** n
+    expected = {v: q * denominator // pool.denominator() for v, q in pool.items() if q}
+    assert keep_highest(weights, n, k) == expected
+
+
 def test_mean_and_deviation_of_100d6():
     (total,) = odds_of("100d6").distributions
     assert total.mean == 350
@@ -163,8 +236,9 @@ def test_mean_and_deviation_of_100d6():
         ("4d6kh3>4", "keeps by rank before a success count"),
         ("4d6p1kh2", "after a keep or drop by value"),
         ("(10d6*10d6)*(20d100)", "more than 200000 pairs"),
-        ("100d100", "more than 2000000 bits"),
+        ("100d6!", "more than 7000000 bits"),
         ("1d1000!", "more than 200000 pairs"),
+        ("1d1000!!", "more than 200000 pairs"),
         ("50d6*50d6", "spans more than 20000 values"),
     ],
 )
@@ -174,7 +248,7 @@ def test_odds_it_cannot_compute_are_refused_saying_why(notation, fragment):
     assert fragment in str(error.value)
 
 
-@pytest.mark.parametrize("notation", ["4d6kh3", "5d10>6", "2d6!+1d4"])
+@pytest.mark.parametrize("notation", ["4d6kh3", "5d10>6", "2d6!+1d4", "3d6!!kh2"])
 def test_sampling_the_real_stream_agrees_with_the_odds(notation):
     request = KIND.parse_request({"notation": notation})
     observed: Counter = Counter()

@@ -10,8 +10,8 @@ from typing import Literal
 # or lowest, or every die whose value is N, above N or below N (strictly).
 SelectorKind = Literal["h", "l", "=", ">", "<"]
 # d20's set operations: keep, drop (p), reroll repeatedly (rr), reroll once (ro), reroll
-# and add (ra), explode (e), minimum (mi), maximum (ma).
-OpName = Literal["k", "p", "rr", "ro", "ra", "e", "mi", "ma"]
+# and add (ra), explode (e), minimum (mi), maximum (ma); and Roll20's compounding (c, `!!`).
+OpName = Literal["k", "p", "rr", "ro", "ra", "e", "c", "mi", "ma"]
 # A success count's test (Roll20's `>N`, `<N`, `=N`): N itself counts for > and <.
 CountKind = Literal[">=", "<=", "="]
 

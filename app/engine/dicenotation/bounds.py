@@ -8,7 +8,9 @@ from app.engine.dicenotation.ast import Binary, Dice, Neg, Node, Number, Paren
 
 MAX_TOTAL = 2**53  # integers JSON carries exactly
 MAX_DICE = 100  # dice rolled in all: a notation's own, explosions and rerolls
-ADDING = ("ra", "e")  # operations that add dice to the group
+# Operations that draw more dice: ra and e add them to the group, c (`!!`) into one die;
+# either way the group's value is a sum of at most MAX_DICE dice.
+ADDING = ("ra", "e", "c")
 DROPPING = ("k", "p")
 
 

@@ -3,19 +3,22 @@
 Operations apply in the order written to the dice still counting (neither dropped nor
 rerolled), as in the d20 library: `k`/`p` keep or drop what their selector picks (ties go to
 the earlier die), `rr` rerolls a die while it matches, `ro` once, `ra` adds one die for each
-match, `e` (`!`) adds a die for each match, new dice included, `mi`/`ma` raise or lower
-values. A success count replaces the group's sum by the number of counted dice that meet it.
+match, `e` (`!`) adds a die for each match, new dice included, `c` (`!!`, Roll20's
+compounding) adds each new draw into the die itself while the last draw matches (one die,
+one value; the draws it added are listed with it), `mi`/`ma` raise or lower values. A
+success count replaces the group's sum by the number of counted dice that meet it.
 `/` is floor division, so every total is an integer.
 
 Nothing is refused once a die is drawn (`grammar.parse` refuses what can be known before:
 a divisor that can be 0, a value past ±2^53): the caps on what dice add stop it instead, and
 the group says so (`stopped`). A die rerolls at most MAX_REROLLS times (it keeps the last),
-explodes at most MAX_EXPLOSIONS times, and once MAX_DICE dice are drawn nothing adds more.
+explodes or compounds at most MAX_EXPLOSIONS times, and once MAX_DICE dice are drawn nothing
+adds more.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.engine.dice import DiceSource
 from app.engine.dicenotation.ast import Binary, Dice, Neg, Node, Notation, Number, Op, Paren
@@ -23,7 +26,7 @@ from app.engine.dicenotation.bounds import MAX_DICE
 from app.engine.dicenotation.results import DiceGroupRoll, RolledDie
 
 MAX_REROLLS = 20  # rr on one die
-MAX_EXPLOSIONS = 20  # e or ! from one die
+MAX_EXPLOSIONS = 20  # e or ! from one die; !! into one die
 
 
 @dataclass
@@ -35,6 +38,7 @@ class _Die:
     rerolled: bool = False
     exploded: bool = False
     success: bool = False
+    added: list[int] = field(default_factory=list)  # faces `!!` compounded into it
 
     @property
     def counts(self) -> bool:
@@ -46,9 +50,10 @@ class _Die:
             for name in ("dropped", "rerolled", "exploded", "success")
             if getattr(self, name)
         }
+        extra: dict[str, object] = {"added": list(self.added)} if self.added else {}
         if self.value != self.face:
-            return RolledDie(face=self.face, value=self.value, **flags)
-        return RolledDie(face=self.face, **flags)
+            extra["value"] = self.value
+        return RolledDie(face=self.face, **flags, **extra)
 
 
 class _Roller:
@@ -133,6 +138,8 @@ class _Roller:
                     dice.append(self.draw(group))
         elif op.name == "e":
             self.explode(op, group, dice, alive)
+        elif op.name == "c":
+            self.compound(op, group, alive)
         else:  # mi, ma
             for die in alive:
                 bound = op.selector.value
@@ -154,6 +161,22 @@ class _Roller:
             added.depth = die.depth + 1
             dice.append(added)
             queue.append(added)
+
+    def compound(self, op: Op, group: Dice, alive: list[_Die]) -> None:
+        """Roll20's `!!`: each die in turn draws while its last draw matches (the die's own
+        value first), every draw added into it."""
+        for die in alive:
+            last, times = die.value, 0
+            while op.selector.matches(last):
+                if times == MAX_EXPLOSIONS:
+                    self.stop(f"{op.written}: a die compounds at most {MAX_EXPLOSIONS} times")
+                    break
+                if not self.can_add(op):
+                    return
+                last = self.draw(group).face
+                die.added.append(last)
+                die.value += last
+                times += 1
 
 
 def _select(op: Op, alive: list[_Die]) -> set[int]:

@@ -1,19 +1,32 @@
 """Parse a dice notation as dice-bot users write it (the d20 library's grammar, with Fudge
-dice, `!` explosions and success counts) into the tree of `ast.py`, with every cap checked.
+dice, `!` explosions, Roll20's `!!` compounding and success counts) into the tree of
+`ast.py`, with every cap checked.
 
 The grammar is our own, run by lark's LALR parser; spaces are ignored and letters may be
 upper or lower case, so `3D6 KH2` is `3d6kh2`. A `#` starts the comment (the roll's label).
+
+Rules version 3 (`dice@3`) reads two things version 2 did not:
+- `!!`, `!!N`, `!!>N`, `!!<N` compound (Roll20): a die that meets the condition draws
+  another die and adds it into itself, again while the new draw meets it, so `3d6!!` shows
+  three values, e.g. `3d6!! (4, 9!!, 2) = 15` (the 9 is a 6 and a 3; `!!` marks it, and the
+  roll's `added` lists the 3). Version 2 read `!!` as two `!` explosions, and replays so.
+- Bare trailing words label the roll as d20 reads them: `1d20+5 Attack the guard`. Spaces
+  still never split the notation (`4d6 kh3` keeps 3 dice, as before): the label starts at
+  the first word, beginning with a letter, from which the rest cannot be read as notation.
+  A first word that reads as notation (`4d6 kh`, `4d6 kh3x`, `1d20 d6`) is refused as a
+  likely mistake rather than taken as a label; `# kh` says it is one.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, VisitError
 
+from app.engine.bodies import readable_text
 from app.engine.dicenotation.ast import (
     Binary,
     Count,
@@ -37,6 +50,8 @@ MAX_NUMBER = 10_000  # any number written: a constant, a selector, a count
 MAX_NESTING = 10  # parentheses inside parentheses
 MAX_COMMENT = 100
 
+# {compound} in the operation terminal: version 3 reads `!!` first (compounding); version 2
+# has nothing there, so it lexes `!!` as two `!` explosions.
 GRAMMAR = r"""
 ?start: sum
 ?sum: product
@@ -53,13 +68,37 @@ GRAMMAR = r"""
     | "(" sum ")" -> paren
 dice: [INT] "d" SIZE OP* COUNT?
 SIZE: /[0-9]+|%|f/
-OP: /(kh|kl|dh|dl)[0-9]+|(k|p|rr|ro|ra|e|mi|ma)[hl<>]?[0-9]+|![<>]?[0-9]*/
+OP: /(kh|kl|dh|dl)[0-9]+|(k|p|rr|ro|ra|e|mi|ma)[hl<>]?[0-9]+|{compound}![<>]?[0-9]*/
 COUNT: /[<>=][0-9]+/
 INT: /[0-9]+/
 """
 
-_PARSER = Lark(GRAMMAR, parser="lalr", lexer="contextual", maybe_placeholders=True)
-_OP = re.compile(r"(?P<name>kh|kl|dh|dl|k|p|rr|ro|ra|e|mi|ma|!)(?P<kind>[hl<>]?)(?P<value>[0-9]*)")
+# The rules versions of the dice ruleset this grammar reads (`app.engine.rulesets.dice`).
+VERSION_2: Final = 2
+COMPOUNDING: Final = 3  # `!!` compounds, bare trailing words label the roll
+LATEST: Final = COMPOUNDING
+_PARSERS = {
+    VERSION_2: Lark(
+        GRAMMAR.replace("{compound}", ""),
+        parser="lalr",
+        lexer="contextual",
+        maybe_placeholders=True,
+    ),
+    COMPOUNDING: Lark(
+        GRAMMAR.replace("{compound}", "!![<>]?[0-9]*|"),
+        parser="lalr",
+        lexer="contextual",
+        maybe_placeholders=True,
+    ),
+}
+_OP = re.compile(
+    r"(?P<name>kh|kl|dh|dl|k|p|rr|ro|ra|e|mi|ma|!!|!)(?P<kind>[hl<>]?)(?P<value>[0-9]*)"
+)
+# The start of a word that reads as notation, not as a label: a dice group (`d6`), or an
+# operation with or without its number (`kh`, `kh3x`, `e6`); `4d6 kh` is a mistake to refuse.
+_NOTATION_WORD = re.compile(
+    r"d[0-9%]|(kh|kl|dh|dl|k|p|rr|ro|ra|e|mi|ma)[hl<>]?([0-9]|$)", re.IGNORECASE
+)
 _SHORTHANDS: dict[str, tuple[OpName, str]] = {
     "kh": ("k", "h"),
     "kl": ("k", "l"),
@@ -73,13 +112,14 @@ _NAMES = {
     "ro": "reroll once (ro)",
     "ra": "reroll and add (ra)",
     "e": "explode (e, !)",
+    "c": "compound (!!)",
     "mi": "minimum (mi)",
     "ma": "maximum (ma)",
 }
 HELP = (
-    "Write dice as NdS, dS, d% or NdF with k/p/kh/kl/dh/dl, rr/ro/ra, e or !, mi/ma and a "
-    "success count >N, <N or =N; numbers; + - * / and parentheses; then # and a comment "
-    "(e.g. 4d6kh3+2, 5d10>6, 1d20+5 # attack)"
+    "Write dice as NdS, dS, d% or NdF with k/p/kh/kl/dh/dl, rr/ro/ra, e or !, !!, mi/ma and "
+    "a success count >N, <N or =N; numbers; + - * / and parentheses; then a comment, after "
+    "# or as words (e.g. 4d6kh3+2, 5d10>6, 3d6!!, 1d20+5 # attack, 1d20+5 Attack)"
 )
 
 
@@ -94,25 +134,78 @@ def invalid(notation: str, reason: str) -> InvalidInput:
     )
 
 
-def parse(notation: str) -> Notation:
-    """The notation's tree, or InvalidInput saying what is wrong or what is too much."""
-    return _parse(notation)
+def parse(notation: str, version: int = LATEST) -> Notation:
+    """The notation's tree as the dice ruleset's rules `version` reads it (2 or 3), or
+    InvalidInput saying what is wrong or what is too much."""
+    return _parse(notation, COMPOUNDING if version >= COMPOUNDING else VERSION_2)
 
 
 @lru_cache(maxsize=1024)
-def _parse(notation: str) -> Notation:
+def _parse(notation: str, version: int) -> Notation:
     if len(notation) > MAX_LENGTH:
         raise invalid(notation, f"it is longer than {MAX_LENGTH} characters")
     expression, hash_, comment = notation.partition("#")
     label = comment.strip() if hash_ else None
-    if label is not None and any(ord(c) < 32 or ord(c) == 127 for c in label):
+    if label is not None:
+        _check_label(notation, label, version)
+    try:
+        return Notation(_expression(notation, expression, version), label or None)
+    except InvalidInput as refusal:
+        if version < COMPOUNDING:
+            raise
+        expr, start = _with_trailing_label(notation, expression, version, refusal)
+        trailing = notation[start:].strip()
+        _check_label(notation, trailing, version)
+        return Notation(expr, trailing)
+
+
+def _check_label(notation: str, label: str, version: int) -> None:
+    if any(ord(c) < 32 or ord(c) == 127 for c in label):
         raise invalid(notation, "the comment holds a control character")
+    if version >= COMPOUNDING and label:
+        # From version 3 a comment is held to what every label is: visible, on one line.
+        try:
+            readable_text(label)
+        except ValueError as unreadable:
+            raise invalid(notation, f"the comment: {unreadable}") from None
+
+
+def _with_trailing_label(
+    notation: str, expression: str, version: int, refusal: InvalidInput
+) -> tuple[Node, int]:
+    """d20's bare comment: the longest run of leading words that reads as notation, when the
+    word after it starts with a letter; that word starts the label. Returns the expression
+    and where the label starts. Without such a run, the refusal of the shortest candidate
+    (it names what is wrong with the notation itself), or of the whole when there is none."""
+    words = list(re.finditer(r"\S+", expression))
+    last_refusal = refusal
+    for index in range(len(words) - 1, 0, -1):
+        first = words[index].group()
+        if not first[0].isalpha():
+            continue
+        try:
+            expr = _expression(notation, expression[: words[index].start()], version)
+        except InvalidInput as error:
+            last_refusal = error
+            continue
+        if _NOTATION_WORD.match(first):
+            raise invalid(
+                notation,
+                f"'{first}' reads as notation, not as a label: write the operation in full "
+                f"(kh3, dl1, e6, +1d6), or the comment after '#'",
+            )
+        return expr, words[index].start()
+    raise last_refusal
+
+
+def _expression(notation: str, expression: str, version: int) -> Node:
+    """The tree of the notation's expression (its text before any comment), caps checked."""
     text = "".join(expression.split()).lower()
     if not text:
         raise invalid(notation, "it is empty")
     _check_nesting(notation, text)
     try:
-        tree = _PARSER.parse(text)
+        tree = _PARSERS[version].parse(text)
         expr: Node = _Build(notation).transform(tree)
     except VisitError as error:
         if isinstance(error.orig_exc, InvalidInput):
@@ -142,7 +235,7 @@ def _parse(notation: str) -> Notation:
         raise invalid(notation, f"the divisor '{divisor}' can come to 0") from None
     if max(-low, high) > MAX_TOTAL:
         raise invalid(notation, f"its value could pass ±2^53 ({MAX_TOTAL})")
-    return Notation(expr, label or None)
+    return expr
 
 
 def _check_nesting(notation: str, text: str) -> None:
@@ -214,7 +307,7 @@ class _Build(Transformer[Token, Node]):
             raise invalid(self.notation, f"'{token}' is not an operation")
         name, kind, digits = match["name"], match["kind"], match["value"]
         written = name + kind + (str(int(digits)) if digits else "")  # 02 is written 2
-        if name == "!":
+        if name in ("!", "!!"):
             if kind and not digits:
                 raise invalid(self.notation, f"'{token}' needs a number after '{kind}'")
             if not digits:
@@ -229,7 +322,7 @@ class _Build(Transformer[Token, Node]):
                     if kind == "<"
                     else Selector("=", value)
                 )
-            return self._checked(Op("e", selector, written), group)
+            return self._checked(Op("e" if name == "!" else "c", selector, written), group)
         op_name, kind = _SHORTHANDS.get(name, (name, kind))
         value = self._number(digits, "selector")
         selector = Selector(kind or "=", value)  # type: ignore[arg-type]
@@ -244,7 +337,7 @@ class _Build(Transformer[Token, Node]):
             )
         if op.name in ("mi", "ma") and op.selector.kind != "=":
             raise invalid(self.notation, f"'{op.written}': {_NAMES[op.name]} takes a number")
-        if op.name in ("rr", "e") and all(op.selector.matches(f) for f in group.faces):
+        if op.name in ("rr", "e", "c") and all(op.selector.matches(f) for f in group.faces):
             raise invalid(
                 self.notation,
                 f"'{op.written}' matches every face of d{group.sides}: it would never end",

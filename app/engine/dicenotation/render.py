@@ -1,7 +1,8 @@
 """A rolled notation written as the d20 library writes it: `4d6dl1 (5, 3, 6, ~~1~~) = 14`.
 
 Dropped and rerolled dice are struck through (`~~1~~`), a die that added another is marked
-`!`, a die meeting the success count is in bold (`**8**`)."""
+`!`, a die that compounded (`!!`) shows its whole value marked `!!` (`9!!`, a 6 and a 3), a
+die meeting the success count is in bold (`**8**`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from app.engine.dicenotation.results import DiceGroupRoll, RolledDie
 
 
 def die_text(die: RolledDie) -> str:
-    text = str(die.worth) + ("!" if die.exploded else "")
+    text = str(die.worth) + ("!!" if die.added else "") + ("!" if die.exploded else "")
     if not die.counts:
         return f"~~{text}~~"
     return f"**{text}**" if die.success else text

@@ -12,11 +12,16 @@ class RolledDie(Model):
 
     face: int = Field(description="the face drawn; a Fudge die shows -1, 0 or +1")
     value: int | None = Field(
-        default=None, description="what it counts for, when mi or ma changed the face"
+        default=None,
+        description="what it counts for, when it is not its face: what `!!` added into it, "
+        "then mi or ma",
+    )
+    added: list[int] | None = Field(
+        default=None, description="the faces `!!` drew and added into this die, in draw order"
     )
     dropped: bool = Field(default=False, description="dropped by k, p, kh, kl, dh or dl")
     rerolled: bool = Field(default=False, description="replaced by a reroll (rr, ro)")
-    exploded: bool = Field(default=False, description="it added a die (e, !, ra)")
+    exploded: bool = Field(default=False, description="it added a die to the group (e, !, ra)")
     success: bool = Field(default=False, description="it meets the group's success count")
 
     @property

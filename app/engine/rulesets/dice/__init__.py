@@ -2,8 +2,10 @@
 
 Rules version 2 (issue 21) reads dice notation as dice-bot users write it (`app.engine.
 dicenotation`: d20, 4d6dl1, 3d6!, 5d10>6, 4dF, 1d%, * / and parentheses, a `# comment`) and
-shows the roll as the d20 library does. Entries made under version 1 replay under version 1's
-notation (`app.engine.notation`) and keep its result exactly."""
+shows the roll as the d20 library does. Version 3 reads `!!` as Roll20's compounding (version
+2 read it as two explosions) and bare trailing words as the label (`1d20+5 Attack`). Each
+entry replays under its own version's reading: version 1's notation (`app.engine.notation`),
+version 2's grammar, or version 3's, and keeps its result exactly."""
 
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ StoredLabel = Annotated[
 ]
 
 # From this rules version on, the notation is issue 21's (dicenotation); before, NdS terms.
-NOTATION_V2: Final = 2  # the same in odds.py
+NOTATION_V2: Final = grammar.VERSION_2
 
 
 class DiceRollCreate(RollBody):
@@ -51,10 +53,10 @@ class DiceRollCreate(RollBody):
         min_length=1,
         max_length=100,
         description="dice notation as dice bots read it: NdS, dS, d%, NdF; keep/drop "
-        "(kh, kl, dh, dl, k, p), rerolls (rr, ro, ra), explosions (!, !>N, e), mi/ma, "
-        "success counts (>N, <N, =N); + - * / (floor) and parentheses; '# comment' labels "
-        "the roll. ≤ 100 dice in all, S ≤ 1000",
-        examples=["4d6dl1", "1d20+5 # attack", "5d10>6"],
+        "(kh, kl, dh, dl, k, p), rerolls (rr, ro, ra), explosions (!, !>N, e), compounding "
+        "(!!, !!>N), mi/ma, success counts (>N, <N, =N); + - * / (floor) and parentheses; "
+        "'# comment' or trailing words name the roll. ≤ 100 dice in all, S ≤ 1000",
+        examples=["4d6dl1", "1d20+5 # attack", "1d20+5 Attack the guard", "5d10>6", "3d6!!"],
     )
 
 
@@ -68,7 +70,8 @@ class DiceRequest(Model):
 
 
 class DiceResult(Model):
-    """A generic roll. Version 1 stored `terms`; version 2 stores `groups` and `rendered`."""
+    """A generic roll. Version 1 stored `terms`; versions 2 and 3 store `groups` and
+    `rendered`."""
 
     notation: str = Field(description="the notation in canonical form")
     terms: list[DiceTermResult] | None = Field(
@@ -76,12 +79,16 @@ class DiceResult(Model):
     )
     total: int = Field(description="the total; `/` divides rounding down")
     groups: list[DiceGroupRoll] | None = Field(
-        default=None, description="rules version 2: each dice group, left to right"
+        default=None, description="rules versions 2 and 3: each dice group, left to right"
     )
     successes: int | None = Field(
         default=None, description="the successes of every group that counts them"
     )
-    label: str | None = Field(default=None, description="the label field, or the # comment")
+    label: str | None = Field(
+        default=None,
+        description="the notation's # comment or trailing words (on entries logged before "
+        "every kind took a label, the body's label)",
+    )
     rendered: str | None = Field(
         default=None, description="as the d20 library writes it: 4d6dl1 (5, 3, 6, ~~1~~) = 14"
     )
@@ -109,7 +116,7 @@ def resolve(
     if version < NOTATION_V2:
         old = evaluate_v1(parse_v1(request.notation), dice)
         return Resolution(DiceResult(notation=old.notation, terms=old.terms, total=old.total))
-    notation = grammar.parse(request.notation)
+    notation = grammar.parse(request.notation, version)
     total, groups = evaluate(notation, dice)
     fields: dict[str, object] = {}
     counting = [group.successes for group in groups if group.successes is not None]
@@ -129,7 +136,8 @@ def resolve(
 
 
 def summary(request: DiceRequest, result: DiceResult, language: Language) -> str:
-    """Version 2: the d20 rendering, after the label. Version 1: `3d6kh2+1: 6 4 (2) +1 → 11`."""
+    """Versions 2 and 3: the d20 rendering, after the label.
+    Version 1: `3d6kh2+1: 6 4 (2) +1 → 11`."""
     colon = " :" if language == "fr" else ":"
     if result.rendered is not None:
         return f"{result.label}{colon} {result.rendered}" if result.label else result.rendered
@@ -160,7 +168,7 @@ DICE = RollKind(
 RULESET = Ruleset(
     id="dice",
     name="Generic dice",
-    version=2,
+    version=grammar.LATEST,
     systems=(),
     kinds=(DICE,),
     labels={},

@@ -13,7 +13,7 @@ from app.engine.dicenotation.ast import Dice, groups
 from app.engine.dicenotation.bounds import MAX_DICE
 from app.engine.dicenotation.evaluate import MAX_EXPLOSIONS, MAX_REROLLS
 from app.engine.dicenotation.odds import notation_odds
-from app.engine.odds import Odds, distribution
+from app.engine.odds import Odds, weighted_distribution
 
 if TYPE_CHECKING:
     from app.engine.rulesets.dice import DiceRequest
@@ -23,31 +23,34 @@ CAPS_NOTE = (
     f"out (they do count a die rerolling at most {MAX_REROLLS} times and exploding at most "
     f"{MAX_EXPLOSIONS} times)"
 )
-_ADDS = {"rr": MAX_REROLLS, "ro": 1, "ra": 1, "e": MAX_EXPLOSIONS}
+_ADDS = {"rr": MAX_REROLLS, "ro": 1, "ra": 1, "e": MAX_EXPLOSIONS, "c": MAX_EXPLOSIONS}
 
 
 def most_dice(group: Dice) -> int:
     """The most dice a group can draw, its rerolls and explosions included."""
     drawn = alive = group.count
     for op in group.ops:
-        drawn += alive * _ADDS.get(op.name, 0)  # a reroll replaces; ra and e add
+        drawn += alive * _ADDS.get(op.name, 0)  # a reroll replaces; ra and e add; c adds into
         alive *= 1 + (_ADDS[op.name] if op.name in ("ra", "e") else 0)
     return drawn
 
 
 def dice_odds(request: DiceRequest, version: RulesVersion) -> Odds:
     # Version 1's notation (NdS, NdSkhK, NdSklK, integers, + and -) reads the same under
-    # version 2's grammar, die for die: its odds are the same.
-    return _odds(request.notation)
+    # version 2's grammar, die for die: its odds are the same. Versions 2 and 3 read `!!`
+    # differently, so each entry's odds read it as its own version does.
+    return _odds(request.notation, version)
 
 
 @lru_cache(maxsize=256)
-def _odds(notation: str) -> Odds:
-    parsed = grammar.parse(notation)
+def _odds(notation: str, version: RulesVersion) -> Odds:
+    parsed = grammar.parse(notation, version)
     total, successes = notation_odds(parsed, notation)
-    distributions = [distribution("total", total.fractions())]
+    distributions = [weighted_distribution("total", total.weights, total.denominator)]
     if successes is not None:
-        distributions.append(distribution("successes", successes.fractions()))
+        distributions.append(
+            weighted_distribution("successes", successes.weights, successes.denominator)
+        )
     # Exact unless the dice could reach the cap on dice in all.
     notes = [CAPS_NOTE] if sum(most_dice(g) for g in groups(parsed.expr)) > MAX_DICE else []
     return Odds(outcomes=[], distributions=distributions, notes=notes, ranked_by="total")
