@@ -26,7 +26,7 @@ from app.engine.audit import canonical_json
 from app.engine.contract import Labels
 from app.engine.errors import EngineError
 from app.engine.hidden import has_commitment, open_commitments
-from app.engine.odds import Odds, luck, luck_by_value
+from app.engine.odds import Odds, luck, luck_by_value, luck_by_values
 from app.engine.registry import Registry, Rules
 from app.models import LogEntry
 from app.services.access import CampaignAccess
@@ -190,6 +190,8 @@ class _Known:
     percentile: dict[str, float]
     no_outcome: str | None  # the code of a result the rules give no outcome (unhurt)
     ranked: Odds | None  # a kind without outcomes: its odds rank a result by a value
+    # ...and each value's (probability, percentile), read once for all its rolls.
+    by_value: dict[int, tuple[float, float]]
 
 
 class _Odds:
@@ -227,6 +229,7 @@ class _Odds:
                     percentile={code: luck(odds, code).percentile for code in codes},
                     no_outcome=odds.no_outcome,
                     ranked=odds if odds.ranked_by is not None else None,
+                    by_value=luck_by_values(odds) if odds.ranked_by is not None else {},
                 )
             except (EngineError, ValidationError):
                 self._odds[key] = None
@@ -311,7 +314,8 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
             # Generic dice: no outcomes to compare, a luck percentile by the total.
             value = getattr(result, known.ranked.ranked_by or "", None)
             if isinstance(value, int):
-                percentile = luck_by_value(known.ranked, value).percentile
+                ranked = known.by_value.get(value)
+                percentile = ranked[1] if ranked else luck_by_value(known.ranked, value).percentile
                 tally.with_odds += 1
                 tally.percentiles += percentile
                 percentile_sum += percentile

@@ -16,7 +16,14 @@ from hypothesis import strategies as st
 from app.engine.dice import HmacDiceStream
 from app.engine.dicenotation.ranked import keep_highest
 from app.engine.errors import InvalidInput
-from app.engine.odds import Odds, distribution, enumerate_paths, weighted_distribution
+from app.engine.odds import (
+    Odds,
+    distribution,
+    enumerate_paths,
+    luck_by_value,
+    luck_by_values,
+    weighted_distribution,
+)
 from app.engine.registry import DEFAULT_REGISTRY
 from app.services.stats import chi_square_survival
 
@@ -303,3 +310,24 @@ def test_odds_of_random_small_notations_equal_the_brute_force_or_are_refused(not
     assert exact(odds, "total") == {v: p for v, p in seen["total"].items() if p}
     if seen["successes"]:
         assert exact(odds, "successes") == {v: p for v, p in seen["successes"].items() if p}
+
+
+@pytest.mark.parametrize("notation", ["1d20", "3d6kh2+1", "4dF", "2d10!", "100d20"])
+def test_the_luck_of_every_value_is_its_exact_mid_rank_within_1e_12(notation):
+    """What the statistics and ?with_odds look up for many rolls of one request: from the
+    floats of the odds, within 1e-12 of the exact P(less) + P(equal) / 2."""
+    odds = odds_of(notation)
+    table = luck_by_values(odds)
+    law = exact(odds, "total")
+    assert set(table) == set(law)
+    below = Fraction(0)
+    for value in sorted(law):
+        p = law[value]
+        probability, percentile = table[value]
+        assert abs(probability - p) <= 1e-12 * p
+        assert abs(percentile - (below + p / 2) * 100) <= 1e-12
+        assert luck_by_value(odds, value).percentile == percentile
+        below += p
+    # A value the odds give no chance ranks above all that are below it.
+    assert luck_by_value(odds, max(law) + 1).percentile == pytest.approx(100, abs=1e-12)
+    assert luck_by_value(odds, min(law) - 1).percentile == 0
