@@ -8,6 +8,10 @@ plus (k - a) times t. Summed with FLINT's integer polynomials in x (a die above 
 x^(v - t)), one face at a time: about k polynomial products per face, or n - k when fewer
 (then the same sum is written from the dice below t). icepool's pool algorithm, which this
 replaces for sums, took seconds for 100d10kh50 or 100d20kh99; this takes milliseconds.
+
+`keep_ends` sums what d20's joined selectors keep of both ends (`kh1kl1`, dice@3), which no
+single rank names; it walks the faces with every count of dice placed, so it is capped
+harder (`odds.MAX_BOTH_ENDS`).
 """
 
 from __future__ import annotations
