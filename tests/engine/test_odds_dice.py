@@ -4,6 +4,7 @@ against sampling from the real stream."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from fractions import Fraction
@@ -14,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine.dice import HmacDiceStream
-from app.engine.dicenotation.ranked import keep_highest
+from app.engine.dicenotation.ranked import keep_ends, keep_highest
 from app.engine.errors import InvalidInput
 from app.engine.odds import (
     Odds,
@@ -94,6 +95,23 @@ EXACT = [
     "2d4mi2kh1",
     "3d4ma3dl1",
     "(2d4+1)*(1d3-2)",
+    # d20's readings (dice@3): joined keeps, ra adding one die at most, `/` toward zero.
+    "3d4kh1kl1",
+    "2d4kh1kl1",
+    "3d3kh1kl1kh1",
+    "4d4kl1kh2",
+    "4d3pl1ph1",
+    "5d3pl1ph2",
+    "3d4mi2kh1kl1",
+    "4d4ra4",
+    "3d4ra4ra1",
+    "3d4ra4>3",
+    "2d4ra<5",
+    "2d4mi2ra4",
+    "3d4p1ra4",
+    "(1d6-4)/2",
+    "1d4/-2",
+    "-7/2+1d4",
 ]
 
 
@@ -136,6 +154,11 @@ ADDING = [
     "1d4rr1!!",
     "2d3!!!",
     "3dF!!",
+    # Joined explosions and rerolls (dice@3): a die matching any selector.
+    "2d4e1e4",
+    "2d6rr1rr2",
+    "1d4!1!4",
+    "2d4ro1ro2",
 ]
 
 
@@ -158,6 +181,13 @@ def test_odds_with_rerolls_and_explosions_are_within_what_the_brute_force_cut(no
 def test_a_notation_that_could_reach_100_dice_says_its_odds_leave_that_cap_out():
     assert "Once 100 dice are drawn" in odds_of("10d6!").notes[0]
     assert odds_of("4d6!").notes == []  # 4 × 21 dice at most
+
+
+def test_d20s_ra_reaches_the_cap_on_dice_only_from_100_dice():
+    # ra adds one die at most (dice@3): 99d6ra6 draws 100 dice at most, 100d6ra6 would draw
+    # 101, and the 100-dice cap stops the last.
+    assert odds_of("99d6ra6").notes == []
+    assert "Once 100 dice are drawn" in odds_of("100d6ra6").notes[0]
 
 
 def test_the_caps_on_one_die_are_in_the_odds_exactly():
@@ -227,6 +257,62 @@ def test_keep_highest_equals_icepools_pool(weights, n, k):
     assert keep_highest(weights, n, k) == expected
 
 
+@pytest.mark.parametrize(
+    ("weights", "n", "highest", "lowest", "keep"),
+    [
+        ({v: 1 for v in range(1, 7)}, 3, 1, 1, True),
+        ({v: 1 for v in range(1, 5)}, 5, 2, 2, True),
+        ({v: 1 for v in range(1, 5)}, 5, 1, 2, False),
+        ({1: 3, 4: 5, 7: 1}, 5, 3, 1, True),
+        ({-1: 1, 0: 1, 1: 1}, 6, 2, 3, False),
+        ({v: 1 for v in range(1, 4)}, 3, 3, 3, True),
+    ],
+)
+def test_keep_ends_equals_enumerating_every_roll_with_d20s_ties(weights, n, highest, lowest, keep):
+    """d20 sorts for each selector, ties to the earlier die: on equal dice, hA and lB pick
+    the same earliest ones (3d6kh1kl1 on 4, 4, 4 keeps one 4)."""
+    expected: Counter = Counter()
+    for roll in itertools.product(weights, repeat=n):
+        by_high = sorted(range(n), key=lambda i: (-roll[i], i))[:highest]
+        by_low = sorted(range(n), key=lambda i: (roll[i], i))[:lowest]
+        picked = set(by_high) | set(by_low)
+        kept = picked if keep else set(range(n)) - picked
+        expected[sum(roll[i] for i in kept)] += math.prod(weights[v] for v in roll)
+    assert keep_ends(weights, n, highest, lowest, keep) == dict(expected)
+
+
+def test_joined_keeps_at_the_cap_are_exact():
+    # 5000 dice² × faces at most: 50d2 keeping the highest 10 and the lowest 10.
+    total = exact(odds_of("50d2kh10kl10"), "total")
+    assert sum(total.values()) == 1 and min(total) == 10 and max(total) == 30
+    # Fifty 1s: both selectors pick the first ten 1s.
+    assert total[10] == Fraction(1, 2**50)
+    # Ten 2s kept and ten 1s: from ten to forty 2s among the fifty.
+    assert total[30] == Fraction(sum(math.comb(50, k) for k in range(10, 41)), 2**50)
+
+
+def test_dice_at_2_odds_keep_version_2s_readings():
+    v2 = DEFAULT_REGISTRY.for_entry({"kind": "dice", "rules": "dice@2"})
+
+    def odds_v2(notation: str) -> Odds:
+        return v2.kind.odds(v2.kind.parse_request({"notation": notation}), v2.version)
+
+    # (1d4-4)/2 floors in version 2: -3/2 is -2, -1/2 is -1; version 3 rounds toward zero.
+    (old,) = odds_v2("(1d4-4)/2").distributions
+    assert {v.value: Fraction(v.exact) for v in old.values} == {
+        -2: Fraction(1, 4),
+        -1: Fraction(1, 2),
+        0: Fraction(1, 4),
+    }
+    assert exact(odds_of("(1d4-4)/2"), "total") == {-1: Fraction(1, 2), 0: Fraction(1, 2)}
+    # Version 2 kept the highest, then the lowest of that one: no closed form follows.
+    with pytest.raises(InvalidInput, match="follows an explosion or a keep by rank"):
+        odds_v2("3d6kh1kl1")
+    # Version 2's ra adds a die for each 4: 2d4ra4 can come to 16.
+    assert max(v.value for v in odds_v2("2d4ra4").distributions[0].values) == 16
+    assert max(exact(odds_of("2d4ra4"), "total")) == 12
+
+
 def test_mean_and_deviation_of_100d6():
     (total,) = odds_of("100d6").distributions
     assert total.mean == 350
@@ -239,7 +325,7 @@ def test_mean_and_deviation_of_100d6():
     [
         ("100d1000", "spans more than 20000 values"),
         ("1d6!kh1", "follows an explosion or a keep by rank"),
-        ("4d6kh3k>2", "follows an explosion or a keep by rank"),
+        ("4d6kh3pl1", "follows an explosion or a keep by rank"),
         ("4d6kh3>4", "keeps by rank before a success count"),
         ("4d6p1kh2", "after a keep or drop by value"),
         ("(10d6*10d6)*(20d100)", "more than 200000 pairs"),
@@ -247,6 +333,9 @@ def test_mean_and_deviation_of_100d6():
         ("1d1000!", "more than 200000 pairs"),
         ("1d1000!!", "more than 200000 pairs"),
         ("50d6*50d6", "spans more than 20000 values"),
+        ("4d6kh1k>4", "keeps by rank and by value at once"),
+        ("20d20kh1kl1", "keeps dice of both ends among more than 5000 dice² × faces"),
+        ("4d6pl1ph1>3", "keeps by rank before a success count"),
     ],
 )
 def test_odds_it_cannot_compute_are_refused_saying_why(notation, fragment):
@@ -255,7 +344,9 @@ def test_odds_it_cannot_compute_are_refused_saying_why(notation, fragment):
     assert fragment in str(error.value)
 
 
-@pytest.mark.parametrize("notation", ["4d6kh3", "5d10>6", "2d6!+1d4", "3d6!!kh2"])
+@pytest.mark.parametrize(
+    "notation", ["4d6kh3", "5d10>6", "2d6!+1d4", "3d6!!kh2", "4d6kh1kl1", "5d6ra6"]
+)
 def test_sampling_the_real_stream_agrees_with_the_odds(notation):
     request = KIND.parse_request({"notation": notation})
     observed: Counter = Counter()
@@ -284,7 +375,9 @@ _GROUP = st.builds(
     lambda count, sides, ops, counting: f"{count}d{sides}{''.join(ops)}{counting}",
     st.integers(1, 2),
     st.sampled_from(["2", "3", "4", "F"]),
-    st.lists(st.sampled_from(["kh1", "kl1", "dh1", "dl1", "k>1", "p1", "mi2", "ma2"]), max_size=2),
+    st.lists(
+        st.sampled_from(["kh1", "kl1", "dh1", "dl1", "k>1", "p1", "mi2", "ma2", "ra2"]), max_size=2
+    ),
     st.sampled_from(["", "", ">2", "<1", "=2"]),
 )
 _EXPRESSION = st.builds(

@@ -35,10 +35,30 @@ class Selector:
 
 @dataclass(frozen=True)
 class Op:
+    """One set operation. From rules version 3, consecutive operations of one name (but mi
+    and ma) are one operation with several selectors, as in d20: `3d6kh1kl1` keeps what
+    either picks. Version 2 applies each in turn, so its operations have one selector."""
+
     name: OpName
-    selector: Selector
+    selectors: tuple[Selector, ...]
     # How it was written, for the canonical form: `kh3`, `dl1` or `!` shorthands.
     written: str
+    # d20's `ra` (version 3) picks one matching die at most; version 2's, every match.
+    max_targets: int | None = None
+
+    @property
+    def ranked(self) -> bool:
+        """Whether a selector ranks the dice (hN, lN) rather than testing each value."""
+        return any(selector.kind in ("h", "l") for selector in self.selectors)
+
+    def matches(self, value: int) -> bool:
+        """Whether a value selector picks the value (for value selectors only)."""
+        return any(selector.matches(value) for selector in self.selectors)
+
+    @property
+    def bound(self) -> int:
+        """mi and ma's number (they take one selector, never merged)."""
+        return self.selectors[-1].value
 
     def text(self) -> str:
         return self.written
@@ -115,9 +135,24 @@ class Binary:
     op: BinaryOp
     left: Node
     right: Node
+    # `/` rounds toward zero from rules version 3, as d20 does (-7/2 is -3); version 2 floors.
+    truncates: bool = False
 
     def text(self) -> str:
         return f"{self.left.text()}{self.op}{self.right.text()}"
+
+    def apply(self, left: int, right: int) -> int:
+        """The operation on two values; a divisor is never 0 (`grammar.parse` refuses one
+        that can be, and the odds leave 0 out)."""
+        if self.op == "+":
+            return left + right
+        if self.op == "-":
+            return left - right
+        if self.op == "*":
+            return left * right
+        if self.truncates and (left < 0) != (right < 0):
+            return -(-left // right)
+        return left // right
 
 
 Node = Number | Dice | Neg | Paren | Binary

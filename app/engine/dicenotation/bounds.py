@@ -33,7 +33,7 @@ def interval(node: Node) -> tuple[int, int]:
 def _dice(group: Dice) -> tuple[int, int]:
     if group.counting is not None:
         return 0, MAX_DICE
-    values = list(group.faces) + [op.selector.value for op in group.ops if op.name in ("mi", "ma")]
+    values = list(group.faces) + [op.bound for op in group.ops if op.name in ("mi", "ma")]
     low, high = min(values), max(values)
     names = {op.name for op in group.ops}
     most = MAX_DICE if names & set(ADDING) else group.count
@@ -50,5 +50,7 @@ def _binary(node: Binary) -> tuple[int, int]:
         return a - d, b - c
     if node.op == "/" and c <= 0 <= d:
         raise ValueError(node.right.text())
-    corners = [a * c, a * d, b * c, b * d] if node.op == "*" else [a // c, a // d, b // c, b // d]
+    # Both products and quotients (floored or truncated) are monotone in each operand on an
+    # interval free of 0 divisors: the corners bound them.
+    corners = [node.apply(x, y) for x in (a, b) for y in (c, d)]
     return min(corners), max(corners)

@@ -1,13 +1,14 @@
 """Roll a parsed notation: every die from the campaign's dice source, in order, left to right.
 
 Operations apply in the order written to the dice still counting (neither dropped nor
-rerolled), as in the d20 library: `k`/`p` keep or drop what their selector picks (ties go to
-the earlier die), `rr` rerolls a die while it matches, `ro` once, `ra` adds one die for each
-match, `e` (`!`) adds a die for each match, new dice included, `c` (`!!`, Roll20's
-compounding) adds each new draw into the die itself while the last draw matches (one die,
-one value; the draws it added are listed with it), `mi`/`ma` raise or lower values. A
-success count replaces the group's sum by the number of counted dice that meet it.
-`/` is floor division, so every total is an integer.
+rerolled), as in the d20 library: `k`/`p` keep or drop what their selectors pick (ties go to
+the earlier die; several selectors, from rules version 3, pick what any of them picks), `rr`
+rerolls a die while it matches, `ro` once, `ra` adds a die for the first match (version 2:
+one for each match), `e` (`!`) adds a die for each match, new dice included, `c` (`!!`,
+Roll20's compounding) adds each new draw into the die itself while the last draw matches
+(one die, one value; the draws it added are listed with it), `mi`/`ma` raise or lower
+values. A success count replaces the group's sum by the number of counted dice that meet it.
+`/` rounds toward zero from version 3 (floors in version 2), so every total is an integer.
 
 Nothing is refused once a die is drawn (`grammar.parse` refuses what can be known before:
 a divisor that can be 0, a value past ±2^53): the caps on what dice add stop it instead, and
@@ -21,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.engine.dice import DiceSource
-from app.engine.dicenotation.ast import Binary, Dice, Neg, Node, Notation, Number, Op, Paren
+from app.engine.dicenotation.ast import Dice, Neg, Node, Notation, Number, Op, Paren
 from app.engine.dicenotation.bounds import MAX_DICE
 from app.engine.dicenotation.results import DiceGroupRoll, RolledDie
 
@@ -88,7 +89,7 @@ class _Roller:
             return -self.value(node.operand)
         if isinstance(node, Paren):
             return self.value(node.inner)
-        return _apply(node, self.value(node.left), self.value(node.right))
+        return node.apply(self.value(node.left), self.value(node.right))
 
     def group(self, group: Dice) -> int:
         self.stopped = []
@@ -120,7 +121,7 @@ class _Roller:
         elif op.name in ("rr", "ro"):
             for die in alive:
                 current, times = die, 0
-                while op.selector.matches(current.value):
+                while op.matches(current.value):
                     if times == (MAX_REROLLS if op.name == "rr" else 1):
                         if op.name == "rr":
                             self.stop(f"{op.written}: a die rerolls at most {MAX_REROLLS} times")
@@ -133,7 +134,7 @@ class _Roller:
                     times += 1
         elif op.name == "ra":
             for die in alive:
-                if op.selector.matches(die.value) and self.can_add(op):
+                if id(die) in picked and self.can_add(op):
                     die.exploded = True
                     dice.append(self.draw(group))
         elif op.name == "e":
@@ -142,14 +143,14 @@ class _Roller:
             self.compound(op, group, alive)
         else:  # mi, ma
             for die in alive:
-                bound = op.selector.value
+                bound = op.bound
                 die.value = max(die.value, bound) if op.name == "mi" else min(die.value, bound)
 
     def explode(self, op: Op, group: Dice, dice: list[_Die], alive: list[_Die]) -> None:
         queue = list(alive)
         while queue:
             die = queue.pop(0)
-            if not op.selector.matches(die.value):
+            if not op.matches(die.value):
                 continue
             if die.depth == MAX_EXPLOSIONS:
                 self.stop(f"{op.written}: a die explodes at most {MAX_EXPLOSIONS} times")
@@ -167,7 +168,7 @@ class _Roller:
         value first), every draw added into it."""
         for die in alive:
             last, times = die.value, 0
-            while op.selector.matches(last):
+            while op.matches(last):
                 if times == MAX_EXPLOSIONS:
                     self.stop(f"{op.written}: a die compounds at most {MAX_EXPLOSIONS} times")
                     break
@@ -180,25 +181,25 @@ class _Roller:
 
 
 def _select(op: Op, alive: list[_Die]) -> set[int]:
-    """The ids of the dice an operation's selector picks: hN/lN rank, ties to the earlier."""
-    selector = op.selector
-    if selector.kind in ("h", "l"):
-        order = sorted(
-            range(len(alive)),
-            key=lambda i: (-alive[i].value, i) if selector.kind == "h" else (alive[i].value, i),
-        )
-        return {id(alive[i]) for i in order[: selector.value]}
-    return {id(die) for die in alive if selector.matches(die.value)}
-
-
-def _apply(node: Binary, left: int, right: int) -> int:
-    if node.op == "+":
-        return left + right
-    if node.op == "-":
-        return left - right
-    if node.op == "*":
-        return left * right
-    return left // right  # never by 0: grammar.parse refuses a divisor that can be 0
+    """The ids of the dice an operation's selectors pick, as d20's `SetOperator.select`: what
+    any selector picks (hN/lN rank, ties to the earlier die); with `max_targets`, the first
+    picks of the first selectors, up to that many."""
+    picked: set[int] = set()
+    for selector in op.selectors:
+        if op.max_targets is not None and len(picked) >= op.max_targets:
+            break
+        if selector.kind in ("h", "l"):
+            high = selector.kind == "h"
+            order = sorted(
+                range(len(alive)), key=lambda i: (-alive[i].value if high else alive[i].value, i)
+            )
+            chosen = [alive[i] for i in order[: selector.value]]
+        else:
+            chosen = [die for die in alive if selector.matches(die.value)]
+        if op.max_targets is not None:
+            chosen = chosen[: op.max_targets - len(picked)]
+        picked.update(id(die) for die in chosen)
+    return picked
 
 
 def evaluate(notation: Notation, dice: DiceSource) -> tuple[int, list[DiceGroupRoll]]:

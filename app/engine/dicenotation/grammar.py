@@ -5,7 +5,7 @@ dice, `!` explosions, Roll20's `!!` compounding and success counts) into the tre
 The grammar is our own, run by lark's LALR parser; spaces are ignored and letters may be
 upper or lower case, so `3D6 KH2` is `3d6kh2`. A `#` starts the comment (the roll's label).
 
-Rules version 3 (`dice@3`) reads two things version 2 did not:
+Rules version 3 (`dice@3`) reads these as version 2 did not:
 - `!!`, `!!N`, `!!>N`, `!!<N` compound (Roll20): a die that meets the condition draws
   another die and adds it into itself, again while the new draw meets it, so `3d6!!` shows
   three values, e.g. `3d6!! (4, 9!!, 2) = 15` (the 9 is a 6 and a 3; `!!` marks it, and the
@@ -15,6 +15,10 @@ Rules version 3 (`dice@3`) reads two things version 2 did not:
   the first word, beginning with a letter, from which the rest cannot be read as notation.
   A first word that reads as notation (`4d6 kh`, `4d6 kh3x`, `1d20 d6`) is refused as a
   likely mistake rather than taken as a label; `# kh` says it is one.
+- As d20: consecutive operations of one name (but mi and ma) are one operation whose
+  selectors' picks join (`3d6kh1kl1` keeps the highest and the lowest; version 2 kept the
+  highest, then the lowest of that one); `ra` adds one die at most (version 2: one per
+  match); `/` rounds toward zero (-7/2 is -3; version 2 floored it to -4).
 """
 
 from __future__ import annotations
@@ -75,7 +79,7 @@ INT: /[0-9]+/
 
 # The rules versions of the dice ruleset this grammar reads (`app.engine.rulesets.dice`).
 VERSION_2: Final = 2
-COMPOUNDING: Final = 3  # `!!` compounds, bare trailing words label the roll
+COMPOUNDING: Final = 3  # `!!` compounds, bare trailing words label the roll, d20's readings
 LATEST: Final = COMPOUNDING
 _PARSERS = {
     VERSION_2: Lark(
@@ -204,9 +208,10 @@ def _expression(notation: str, expression: str, version: int) -> Node:
     if not text:
         raise invalid(notation, "it is empty")
     _check_nesting(notation, text)
+    _check_comparisons(notation, text)
     try:
         tree = _PARSERS[version].parse(text)
-        expr: Node = _Build(notation).transform(tree)
+        expr: Node = _Build(notation, version).transform(tree)
     except VisitError as error:
         if isinstance(error.orig_exc, InvalidInput):
             raise error.orig_exc from None
@@ -246,10 +251,58 @@ def _check_nesting(notation: str, text: str) -> None:
             raise invalid(notation, f"parentheses nest deeper than {MAX_NESTING}")
 
 
+# `<=` or `>=` after an explosion, a compounding, a set operation or a dice group.
+_OR_EQUAL = re.compile(r"(!!|!|k|p|rr|ro|ra|e)?([<>])=([0-9]*)")
+
+
+def _check_comparisons(notation: str, text: str) -> None:
+    """`<=` and `>=` are comparisons of no notation this grammar reads (d20 has none in a
+    dice group; Roll20 writes N itself for 'or more'): say what the user may write instead,
+    and whether that could ever end."""
+    found = _OR_EQUAL.search(text)
+    if found is None:
+        return
+    op, sign, digits = found.groups()
+    number = digits or "N"
+    if op in ("!", "!!"):
+        meaning = "or less" if sign == "<" else "or more"
+        name = "compounds" if op == "!!" else "explodes"
+        reason = (
+            f"'{op}{sign}=' is not a comparison the notation has: '{op}{sign}N' {name} on N "
+            f"{meaning}, so write '{op}{sign}{number}'"
+        )
+        sizes = re.findall(r"d([0-9]+|%|f)", text[: found.start()])
+        if digits and sizes:
+            size = sizes[-1]
+            faces = range(-1, 2) if size == "f" else range(1, _sides(size) + 1)
+            value = int(digits)
+            if faces and all(f <= value if sign == "<" else f >= value for f in faces):
+                reason += f", which matches every face of d{size.upper()}: it would never end"
+    elif op:
+        strict = "below" if sign == "<" else "above"
+        step = str(int(digits) + (1 if sign == "<" else -1)) if digits else "N"
+        reason = (
+            f"'{op}{sign}=' is not a comparison the notation has: '{op}{sign}N' picks the "
+            f"dice strictly {strict} N, as d20 reads it, so write '{op}{sign}{step}'"
+        )
+    else:
+        meaning = "or less" if sign == "<" else "or more"
+        reason = (
+            f"'{sign}=' is not a comparison the notation has: a success count '{sign}N' "
+            f"already counts N {meaning}, so write '{sign}{number}'"
+        )
+    raise invalid(notation, reason)
+
+
+def _sides(size: str) -> int:
+    return 100 if size == "%" else int(size)
+
+
 class _Build(Transformer[Token, Node]):
-    def __init__(self, notation: str) -> None:
+    def __init__(self, notation: str, version: int) -> None:
         super().__init__()
         self.notation = notation
+        self.d20 = version >= COMPOUNDING  # d20's readings of ops, `ra` and `/`
 
     def _number(self, digits: str, what: str) -> int:
         value = int(digits)
@@ -270,7 +323,7 @@ class _Build(Transformer[Token, Node]):
         return Binary("*", children[0], children[1])
 
     def div(self, children: list[Node]) -> Node:
-        return Binary("/", children[0], children[1])
+        return Binary("/", children[0], children[1], truncates=self.d20)
 
     def neg(self, children: list[Node]) -> Node:
         return Neg(children[0])
@@ -294,8 +347,10 @@ class _Build(Transformer[Token, Node]):
             counting = self._count(rest.pop())
         rest = [token for token in rest if token is not None]
         group = Dice(count, sides, fudge, percent, (), counting)
-        ops = tuple(self._op(token, group) for token in rest)
-        return Dice(count, sides, fudge, percent, ops, counting)
+        ops = [self._op(token, group) for token in rest]
+        if self.d20:
+            ops = [self._never_ending(op, group) for op in _merged(ops)]
+        return Dice(count, sides, fudge, percent, tuple(ops), counting)
 
     def _count(self, token: Token) -> Count:
         value = self._number(token[1:], "success count")
@@ -322,24 +377,43 @@ class _Build(Transformer[Token, Node]):
                     if kind == "<"
                     else Selector("=", value)
                 )
-            return self._checked(Op("e" if name == "!" else "c", selector, written), group)
+            return self._checked(Op("e" if name == "!" else "c", (selector,), written), group)
         op_name, kind = _SHORTHANDS.get(name, (name, kind))
         value = self._number(digits, "selector")
         selector = Selector(kind or "=", value)  # type: ignore[arg-type]
-        return self._checked(Op(op_name, selector, written), group)  # type: ignore[arg-type]
+        most = 1 if op_name == "ra" and self.d20 else None  # d20's ra: one die at most
+        op = Op(op_name, (selector,), written, most)  # type: ignore[arg-type]
+        return self._checked(op, group)
 
     def _checked(self, op: Op, group: Dice) -> Op:
-        ranked = op.selector.kind in ("h", "l")
-        if ranked and op.name not in ("k", "p"):
+        if op.ranked and op.name not in ("k", "p"):
             raise invalid(
                 self.notation,
                 f"'{op.written}': {_NAMES[op.name]} takes N, >N or <N, not hN or lN",
             )
-        if op.name in ("mi", "ma") and op.selector.kind != "=":
+        if op.name in ("mi", "ma") and op.selectors[0].kind != "=":
             raise invalid(self.notation, f"'{op.written}': {_NAMES[op.name]} takes a number")
-        if op.name in ("rr", "e", "c") and all(op.selector.matches(f) for f in group.faces):
+        return self._never_ending(op, group)
+
+    def _never_ending(self, op: Op, group: Dice) -> Op:
+        if op.name in ("rr", "e", "c") and all(op.matches(f) for f in group.faces):
+            verb = "together match" if len(op.selectors) > 1 else "matches"
             raise invalid(
                 self.notation,
-                f"'{op.written}' matches every face of d{group.sides}: it would never end",
+                f"'{op.written}' {verb} every face of d{group.sides}: it would never end",
             )
         return op
+
+
+def _merged(ops: list[Op]) -> list[Op]:
+    """d20's reading (version 3): an operation of the same name as the one before it (but mi
+    and ma, which apply at once) adds its selectors to it: `kh1kl1` keeps what either picks."""
+    merged: list[Op] = []
+    for op in ops:
+        last = merged[-1] if merged else None
+        if last is None or op.name != last.name or op.name in ("mi", "ma"):
+            merged.append(op)
+            continue
+        selectors, written = last.selectors + op.selectors, last.written + op.written
+        merged[-1] = Op(op.name, selectors, written, last.max_targets)
+    return merged

@@ -6,7 +6,8 @@ single dice go through icepool (rerolls, compounding), keeps by rank through `ra
 and groups combine by + - * /.
 What the odds cannot compute exactly in reasonable time is refused with InvalidInput: an
 operation order the evaluator allows but no closed form follows (an operation after an
-explosion, a second keep by rank), or a total spanning more than MAX_VALUES values.
+explosion, a second keep by rank, a keep by rank and by value at once), a keep of both
+ends past MAX_BOTH_ENDS, or a total spanning more than MAX_VALUES values.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from flint import fmpz_poly
 
 from app.engine.dicenotation.ast import Binary, Dice, Neg, Node, Notation, Number, Op, Paren
 from app.engine.dicenotation.evaluate import MAX_EXPLOSIONS, MAX_REROLLS
-from app.engine.dicenotation.ranked import keep_highest
+from app.engine.dicenotation.ranked import keep_ends, keep_highest
 from app.engine.errors import InvalidInput
 
 MAX_VALUES = 20_000  # values a distribution may span
@@ -30,6 +31,9 @@ MAX_PAIRS = 200_000  # value pairs combined by + - * / (or by a die and what it 
 # its answer is already 4 MB of exact fractions.
 MAX_BITS = 7_000_000
 MAX_RANKED = 2_000  # dice × faces of a group kept by rank (`ranked.py`: 100d20kh50 ~0.1 s)
+# dice² × faces of a group that keeps dice of both ends or the middle (`3d6kh1kl1`, d20's
+# joined selectors): `keep_ends` works face by face through every count of dice.
+MAX_BOTH_ENDS = 5_000
 DROPPED = -(10**9)  # a die a value selector dropped: it adds nothing and counts no success
 
 
@@ -72,7 +76,8 @@ def _power(dist: Dist, n: int, written: str) -> Dist:
     return Dist(weights, denominator)
 
 
-def _combine(left: Dist, right: Dist, op: str, written: str) -> Dist:
+def _combine(left: Dist, right: Dist, node: Binary, written: str) -> Dist:
+    op = node.op
     if len(left.weights) * len(right.weights) > MAX_PAIRS:
         raise refuse(written, f"'{op}' would combine more than {MAX_PAIRS} pairs of values")
     if op == "/" and 0 in right.weights:
@@ -80,8 +85,7 @@ def _combine(left: Dist, right: Dist, op: str, written: str) -> Dist:
     weights: dict[int, int] = defaultdict(int)
     for a, wa in left.weights.items():
         for b, wb in right.weights.items():
-            value = a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else a // b
-            weights[value] += wa * wb
+            weights[node.apply(a, b)] += wa * wb
     if max(weights) - min(weights) + 1 > MAX_VALUES:
         raise refuse(written, f"its total spans more than {MAX_VALUES} values")
     return Dist(dict(weights), left.denominator * right.denominator)
@@ -105,6 +109,9 @@ class _Group:
             die = self._per_die(die, ops.pop(0))
         if ops and len(ops) > 1:
             raise self.refuse(ops[1], "follows an explosion or a keep by rank")
+        if ops and ops[0].max_targets is not None:  # d20's ra: one die at most
+            total = self._add_once(die, ops[0])
+            return total, (total if self.group.counting is not None else None)
         if not ops:
             contributions = self._contributions(_from_die(die))
         elif ops[0].name in ("e", "ra"):
@@ -119,7 +126,7 @@ class _Group:
         return total, (total if self.group.counting is not None else None)
 
     def _per_die(self, die: icepool.Die[int], op: Op) -> icepool.Die[int]:
-        match = op.selector.matches
+        match = op.matches
         if op.name in ("rr", "ro"):
             # A reroll draws a fresh die; rr rerolls it again while it matches (up to
             # MAX_REROLLS draws: past them the roll is refused, see the notes).
@@ -133,7 +140,7 @@ class _Group:
         if op.name in ("k", "p"):
             keep = op.name == "k"
             return die.map(lambda v: v if v == DROPPED or match(v) == keep else DROPPED)
-        bound = op.selector.value
+        bound = op.bound
         if op.name == "mi":
             return die.map(lambda v: v if v == DROPPED else max(v, bound))
         return die.map(lambda v: v if v == DROPPED else min(v, bound))
@@ -186,7 +193,7 @@ class _Group:
             raise self.refuse(op, f"would combine more than {MAX_PAIRS} pairs of values")
         weights: dict[int, int] = defaultdict(int)
         for v, w in head.weights.items():
-            if v != DROPPED and op.selector.matches(v):
+            if v != DROPPED and op.matches(v):
                 for t, wt in tail.weights.items():
                     weights[own(v) + t] += w * wt
             else:
@@ -196,26 +203,67 @@ class _Group:
             raise refuse(self.written, f"its total spans more than {MAX_VALUES} values")
         return Dist(dict(weights), head.denominator * tail.denominator)
 
+    def _add_once(self, die: icepool.Die[int], op: Op) -> Dist:
+        """d20's `ra`: the group's dice, and one fresh die more when any of them matches.
+        The sum with no match is the power of the unmatched values alone; the rest has a
+        match, and adds the fresh die (a product of weight polynomials)."""
+        one, n = _from_die(die), self.group.count
+        unmatched = {v: w for v, w in one.weights.items() if v == DROPPED or not op.matches(v)}
+        every = _power(self._contributions(one), n, self.written)
+        none = Dist({}, every.denominator)
+        if unmatched:
+            none = _power(self._contributions(Dist(unmatched, one.denominator)), n, self.written)
+        fresh = self._contributions(_from_die(self.base))
+        low, high = min(every.weights), max(every.weights)
+        fresh_low, fresh_high = min(fresh.weights), max(fresh.weights)
+        span = high + fresh_high - low - fresh_low + 1
+        if span > MAX_VALUES:
+            raise refuse(self.written, f"its total spans more than {MAX_VALUES} values")
+        denominator = every.denominator * fresh.denominator
+        if denominator.bit_length() * span > MAX_BITS:
+            raise refuse(self.written, f"its exact weights would take more than {MAX_BITS} bits")
+        matched = fmpz_poly(
+            [every.weights.get(v, 0) - none.weights.get(v, 0) for v in range(low, high + 1)]
+        )
+        added = fmpz_poly([fresh.weights.get(v, 0) for v in range(fresh_low, fresh_high + 1)])
+        weights = {
+            low + fresh_low + i: int(c) for i, c in enumerate((matched * added).coeffs()) if c
+        }
+        for value, weight in none.weights.items():
+            weights[value] = weights.get(value, 0) + weight * fresh.denominator
+        return Dist(weights, denominator)
+
     def _ranked(self, die: icepool.Die[int], op: Op) -> Dist:
-        n, rank = self.group.count, op.selector.value
+        n = self.group.count
         if n * len(die) > MAX_RANKED:
             raise self.refuse(op, f"keeps by rank among more than {MAX_RANKED} dice × faces")
-        kept = min(rank, n) if op.name == "k" else max(n - rank, 0)
-        if kept == 0:
+        if not all(selector.kind in ("h", "l") for selector in op.selectors):
+            raise self.refuse(op, "keeps by rank and by value at once")
+        highest = max((x.value for x in op.selectors if x.kind == "h"), default=0)
+        lowest = max((x.value for x in op.selectors if x.kind == "l"), default=0)
+        one = _from_die(die)
+        if highest and lowest:  # d20's joined selectors, as `kh1kl1`
+            if n * n * len(die) > MAX_BOTH_ENDS:
+                raise self.refuse(
+                    op, f"keeps dice of both ends among more than {MAX_BOTH_ENDS} dice² × faces"
+                )
+            kept = keep_ends(one.weights, n, highest, lowest, op.name == "k")
+            return Dist(kept, one.denominator**n)
+        rank = min(highest or lowest, n)
+        count = rank if op.name == "k" else n - rank
+        if count == 0:
             return Dist.constant(0)
         # k keeps what hN/lN names; p keeps the others (the lowest when it drops the highest).
-        high = (op.selector.kind == "h") == (op.name == "k")
-        one = _from_die(die)
-        if high:
-            return Dist(keep_highest(one.weights, n, kept), one.denominator**n)
+        if (highest > 0) == (op.name == "k"):
+            return Dist(keep_highest(one.weights, n, count), one.denominator**n)
         # The lowest are the highest of the values negated.
-        negated = keep_highest({-v: w for v, w in one.weights.items()}, n, kept)
+        negated = keep_highest({-v: w for v, w in one.weights.items()}, n, count)
         return Dist({-v: w for v, w in negated.items()}, one.denominator**n)
 
 
 def _ends_per_die(op: Op) -> bool:
     """An explosion, or a keep by rank: what follows no longer acts on one die at a time."""
-    return op.name in ("e", "ra") or op.selector.kind in ("h", "l")
+    return op.name in ("e", "ra") or op.ranked
 
 
 def _node(node: Node, written: str, counted: list[Dist]) -> Dist:
@@ -233,7 +281,7 @@ def _node(node: Node, written: str, counted: list[Dist]) -> Dist:
         return _node(node.inner, written, counted)
     assert isinstance(node, Binary)
     left = _node(node.left, written, counted)
-    return _combine(left, _node(node.right, written, counted), node.op, written)
+    return _combine(left, _node(node.right, written, counted), node, written)
 
 
 def notation_odds(notation: Notation, written: str) -> tuple[Dist, Dist | None]:
@@ -241,6 +289,7 @@ def notation_odds(notation: Notation, written: str) -> tuple[Dist, Dist | None]:
     counted: list[Dist] = []
     total = _node(notation.expr, written, counted)
     successes = None
+    adding = Binary("+", Number(0), Number(0))  # successes of several groups add up
     for dist in counted:
-        successes = dist if successes is None else _combine(successes, dist, "+", written)
+        successes = dist if successes is None else _combine(successes, dist, adding, written)
     return total, successes

@@ -8,6 +8,10 @@ plus (k - a) times t. Summed with FLINT's integer polynomials in x (a die above 
 x^(v - t)), one face at a time: about k polynomial products per face, or n - k when fewer
 (then the same sum is written from the dice below t). icepool's pool algorithm, which this
 replaces for sums, took seconds for 100d10kh50 or 100d20kh99; this takes milliseconds.
+
+`keep_ends` sums what d20's joined selectors keep of both ends (`kh1kl1`, dice@3), which no
+single rank names; it walks the faces with every count of dice placed, so it is capped
+harder (`odds.MAX_BOTH_ENDS`).
 """
 
 from __future__ import annotations
@@ -74,3 +78,51 @@ def _by_dice_below(above: fmpz_poly, on: int, below: int, n: int, k: int) -> fmp
         )
         second = second * above + scalar
     return first - second * above**k
+
+
+def keep_ends(
+    weights: dict[int, int], n: int, highest: int, lowest: int, keep: bool
+) -> dict[int, int]:
+    """Integer weights, by value, of the sum of what d20's joined selectors `hA` and `lB`
+    keep (`keep`, as `kh1kl1`) or leave (as `ph1pl1`) of n dice. Each selector picks from
+    its own sort, ties to the earlier die, so among dice of one value both pick the earliest:
+    of c dice on a value, the selectors pick the most either picks alone (2d6kh1kl1 on two
+    4s keeps one 4).
+
+    Face by face from the highest, for each count j of dice already placed, c dice show the
+    face in C(n - j, c) ways and take the places j .. j + c - 1 from the highest; hA picks
+    those of them before place A, lB those from place n - B on."""
+    values = sorted((v for v, w in weights.items() if w), reverse=True)
+    low = values[-1]
+
+    def kept(j: int, c: int) -> int:
+        by_highest = max(0, min(j + c, highest) - j)
+        by_lowest = max(0, j + c - max(j, n - lowest))
+        picked = max(by_highest, by_lowest)
+        return picked if keep else c - picked
+
+    # By count of dice placed: x^(the kept dice's sum, each less `low`), and how many kept.
+    placed: dict[int, dict[int, fmpz_poly]] = {0: {0: fmpz_poly([1])}}
+    for value in values:
+        weight, step = weights[value], value - low
+        after: dict[int, dict[int, fmpz_poly]] = {}
+        for j, by_kept in placed.items():
+            ways = 1  # C(n - j, c) · weight^c
+            for c in range(n - j + 1):
+                if c:
+                    ways = ways * weight * (n - j - c + 1) // c
+                more = kept(j, c)
+                for count, poly in by_kept.items():
+                    term = poly * ways
+                    if step * more:
+                        term = term.left_shift(step * more)
+                    slot = after.setdefault(j + c, {})
+                    slot[count + more] = slot[count + more] + term if count + more in slot else term
+        placed = after
+    result: dict[int, int] = {}
+    for count, poly in placed[n].items():
+        for i, coefficient in enumerate(poly.coeffs()):
+            if coefficient:
+                value = count * low + i
+                result[value] = result.get(value, 0) + int(coefficient)
+    return result

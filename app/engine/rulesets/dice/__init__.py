@@ -3,7 +3,9 @@
 Rules version 2 (issue 21) reads dice notation as dice-bot users write it (`app.engine.
 dicenotation`: d20, 4d6dl1, 3d6!, 5d10>6, 4dF, 1d%, * / and parentheses, a `# comment`) and
 shows the roll as the d20 library does. Version 3 reads `!!` as Roll20's compounding (version
-2 read it as two explosions) and bare trailing words as the label (`1d20+5 Attack`). Each
+2 read it as two explosions), bare trailing words as the label (`1d20+5 Attack`), and as d20
+does: `ra` adds one die at most, consecutive operations of one name join their selectors
+(`3d6kh1kl1` keeps the highest and the lowest), `/` rounds toward zero. Each
 entry replays under its own version's reading: version 1's notation (`app.engine.notation`),
 version 2's grammar, or version 3's, and keeps its result exactly."""
 
@@ -54,7 +56,7 @@ class DiceRollCreate(RollBody):
         max_length=100,
         description="dice notation as dice bots read it: NdS, dS, d%, NdF; keep/drop "
         "(kh, kl, dh, dl, k, p), rerolls (rr, ro, ra), explosions (!, !>N, e), compounding "
-        "(!!, !!>N), mi/ma, success counts (>N, <N, =N); + - * / (floor) and parentheses; "
+        "(!!, !!>N), mi/ma, success counts (>N, <N, =N); + - * / (toward zero) and parentheses; "
         "'# comment' or trailing words name the roll. ≤ 100 dice in all, S ≤ 1000",
         examples=["4d6dl1", "1d20+5 # attack", "1d20+5 Attack the guard", "5d10>6", "3d6!!"],
     )
@@ -77,7 +79,7 @@ class DiceResult(Model):
     terms: list[DiceTermResult] | None = Field(
         default=None, description="rules version 1: each term as rolled"
     )
-    total: int = Field(description="the total; `/` divides rounding down")
+    total: int = Field(description="the total; `/` rounds toward zero (rules version 2: down)")
     groups: list[DiceGroupRoll] | None = Field(
         default=None, description="rules versions 2 and 3: each dice group, left to right"
     )

@@ -30,6 +30,9 @@ def most_dice(group: Dice) -> int:
     """The most dice a group can draw, its rerolls and explosions included."""
     drawn = alive = group.count
     for op in group.ops:
+        if op.max_targets is not None:  # d20's ra (version 3): one die more at most
+            drawn, alive = drawn + op.max_targets, alive + op.max_targets
+            continue
         drawn += alive * _ADDS.get(op.name, 0)  # a reroll replaces; ra and e add; c adds into
         alive *= 1 + (_ADDS[op.name] if op.name in ("ra", "e") else 0)
     return drawn
