@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
-from math import comb, sqrt
+from math import comb, gcd, sqrt
 from typing import TYPE_CHECKING, Final
 
 from app.engine.contract import RulesVersion
@@ -24,7 +24,6 @@ from app.engine.odds import (
     Odds,
     ValueOdds,
     distribution,
-    fraction_text,
     outcome_odds,
 )
 from app.engine.rulesets.fabulae.acting import check_may_act
@@ -104,8 +103,10 @@ def counted(name: str, counts: Mapping[int, int], whole: int) -> DistributionOdd
     values = []
     for value, count in sorted(counts.items()):
         if count:
-            p = Fraction(count, whole)
-            values.append(ValueOdds(value=value, probability=float(p), exact=fraction_text(p)))
+            # One gcd and a correctly rounded integer division, not a Fraction per value.
+            common = gcd(count, whole)
+            exact = f"{count // common}/{whole // common}"
+            values.append(ValueOdds(value=value, probability=count / whole, exact=exact))
     return DistributionOdds(
         name=name, values=values, mean=float(Fraction(first, whole)), deviation=sqrt(variance)
     )
