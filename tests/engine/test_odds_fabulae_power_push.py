@@ -4,17 +4,19 @@ for both rules versions, and their refusals made before any die."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
 
-from app.engine.dice import ReplayDice
+from app.engine.dice import HmacDiceStream, ReplayDice
 from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.rulesets.fabulae.action import ACTION, OPPOSED
 from app.engine.rulesets.fabulae.damage import ATTACK
 from app.engine.rulesets.fabulae.powers import POWER
 from app.engine.rulesets.fabulae.push import PUSH
 from app.engine.rulesets.fabulae.stress import STRESS_RESIST
+from app.services.stats import chi_square_survival
 from tests.engine.fabulae import combat
 from tests.engine.fabulae.core import (
     FOE,
@@ -358,3 +360,28 @@ def test_FAB_31_a_pushed_roll_with_consequences_has_no_odds_yet() -> None:
     assert said.value.rule == "FAB-31" and "not computed" in said.value.detail
     pushed = PUSH.resolve(push, ReplayDice([{"sides": 6, "face": 6}] * 2), 2).result
     assert pushed.attack is not None  # the push itself is made, replayed with its new dice
+
+
+def test_push_odds_agree_with_the_real_stream() -> None:
+    """10,000 pushes of one roll from the campaign stream against the exact odds (FAB-31),
+    by outcome and by the Destiny they cost (FAB-34)."""
+    sheet = make_sheet({"physique": 3}, stress=1, destiny=3)
+    action = {**clock(), "character": char(sheet), "roll": roll_inputs()}
+    followed = rolled(ACTION, action, [2, 3, 5, 4], 2)  # three dice and a stress die, no six
+    request = PUSH.request.model_validate(push_req(sheet, followed, absorb=True))
+    assert PUSH.odds is not None
+    outcomes, laws = exact(PUSH.odds(request, 2))
+    draws = 10_000
+    seen: dict[str, Counter[int | str]] = {"outcome": Counter(), "destiny_spent": Counter()}
+    for nonce in range(draws):
+        stream = HmacDiceStream(bytes(range(32)), "fabulae-push-odds", 1, "chi", nonce)
+        result = PUSH.resolve(request, stream, 2).result
+        seen["outcome"][result.outcome] += 1
+        seen["destiny_spent"][2 if result.state_price else 1] += 1
+    for name, law in (("outcome", outcomes), ("destiny_spent", laws["destiny_spent"])):
+        live = {value: p for value, p in law.items() if p}
+        assert set(seen[name]) <= set(live)
+        statistic = sum(
+            (seen[name][v] - draws * float(p)) ** 2 / (draws * float(p)) for v, p in live.items()
+        )
+        assert chi_square_survival(len(live) - 1, statistic) > 0.001, (name, statistic, seen)
