@@ -4,7 +4,8 @@
 request a distinct one (another difficulty, modifier or option), so each is computed cold,
 not answered from a cache: generic dice of 100 dice, a Vampire action of 20 dice, a JDR
 Express action with Advantage, a Fabulae test of the largest pool a sheet and its helpers
-allow. Reported: p50 and p99 of each kind's answers, against the 10 ms target.
+allow, and a Fabulae burst of three shots with every die an attack's body allows.
+Reported: p50 and p99 of each kind's answers, against the 10 ms target.
 """
 
 from __future__ import annotations
@@ -48,6 +49,12 @@ FABULAE_SHEET: dict[str, Any] = {
     "skills": {"combat": 3, "tir": 3, "observation": 3, "soin": 3, "resistance": 3},
     "talents": ["cool_head"],
 }
+
+SHOOTER_SHEET: dict[str, Any] = {
+    **FABULAE_SHEET,
+    "weapons": [{"id": "repeating_rifle", "ammo": 8}],
+}
+PLATED_SHEET: dict[str, Any] = {**FABULAE_SHEET, "armor": {"id": "factory_plate"}}
 
 
 @dataclass
@@ -155,6 +162,31 @@ def _bodies(kind: str, character: str) -> tuple[str, list[dict[str, Any]]]:
     return "attribute 5 + skill 3 + 3 helpers + 6", bodies
 
 
+def _burst_bodies(shooter: str, target: str) -> tuple[str, list[dict[str, Any]]]:
+    """FAB-65: a burst of 3 from a repeating rifle, with every die the body allows (aimed,
+    ten modifiers of +6) at a target in factory plate behind the best cover: distinct by
+    the last modifier and the cover."""
+    bodies = [
+        {
+            "kind": "fabulae.attack",
+            "attacker_id": shooter,
+            "target_id": target,
+            "mode": "ranged",
+            "weapon": "repeating_rifle",
+            "defense": "none",
+            "aimed": True,
+            "burst": 3,
+            "burst_fire": True,
+            "cover": cover,
+            "modifiers": [{"source": f"bench {n}", "dice": 6} for n in range(9)]
+            + [{"source": "bench last", "dice": last}],
+        }
+        for cover in (8, 6, 5, 4, 3)
+        for last in range(0, 7)
+    ]
+    return "burst of 3, Habileté 5 + Tir 3 + aimed + 10 × 6 vs plate 4 + cover", bodies
+
+
 async def _measure(port: int) -> list[KindLatency]:
     user = await _made(port, "/api/v1/users", {"name": "odds bench"})
     key = user["api_key"]
@@ -163,10 +195,21 @@ async def _measure(port: int) -> list[KindLatency]:
         "vampire.action": await _campaign(port, key, "vampire", VAMPIRE_SHEET),
         "jdr.action": await _campaign(port, key, "jdr-express-dracula", JDR_SHEET),
         "fabulae.action": await _campaign(port, key, "fabulae-tenebris", FABULAE_SHEET),
+        "fabulae.attack": await _campaign(port, key, "fabulae-tenebris", SHOOTER_SHEET),
     }
+    campaign, _ = tables["fabulae.attack"]
+    plated = await _made(
+        port,
+        f"/api/v1/campaigns/{campaign}/characters",
+        {"name": "Plated", "kind": "npc", "sheet": PLATED_SHEET},
+        key,
+    )
     found = []
     for kind, (campaign, character) in tables.items():
-        pool, bodies = _bodies(kind, character)
+        if kind == "fabulae.attack":
+            pool, bodies = _burst_bodies(character, plated["id"])
+        else:
+            pool, bodies = _bodies(kind, character)
         latencies, refused = [], 0
         for body in bodies:
             started = time.perf_counter()

@@ -111,6 +111,12 @@ def effects_sum(sheet: FabulaeSheet, key: str) -> int:
     return sum(int(getattr(active, key)) for active in sheet.active_effects)
 
 
+def protection_dice(sheet: FabulaeSheet, cover: int) -> int:
+    """FAB-67: the dice armor (a barrier's points added, FAB-102) and cover roll."""
+    armor = sheet.armor
+    return max(0, (armor.value if armor else 0) + effects_sum(sheet, "armor")) + cover
+
+
 def protect(
     victim: Body, damage: int, cover: int, dice: DiceSource
 ) -> tuple[int, FabulaeProtection]:
@@ -118,7 +124,7 @@ def protect(
     armor = victim.sheet.armor
     armor_value = armor.value if armor else 0
     extra = effects_sum(victim.sheet, "armor")  # FAB-102 barrier
-    count = max(0, armor_value + extra) + cover
+    count = protection_dice(victim.sheet, cover)
     faces = [dice.roll(6) for _ in range(count)]
     absorbed = min(damage, sum(1 for face in faces if face == 6))
     through = damage - absorbed

@@ -15,17 +15,18 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
-from math import comb, sqrt
+from math import comb
 from typing import TYPE_CHECKING, Final
+
+from flint import fmpz_poly
 
 from app.engine.contract import RulesVersion
 from app.engine.odds import (
     DistributionOdds,
     Odds,
-    ValueOdds,
     distribution,
-    fraction_text,
     outcome_odds,
+    weighted_distribution,
 )
 from app.engine.rulesets.fabulae.acting import check_may_act
 from app.engine.rulesets.fabulae.pools import has_talent, pool_of
@@ -54,18 +55,12 @@ Side = Mapping[tuple[bool, int], Fraction]
 
 
 def poly_mul(p: Sequence[int], q: Sequence[int]) -> list[int]:
-    """The exact product of two polynomials with non-negative integer coefficients, by
-    Kronecker substitution: one big-integer product instead of len(p)·len(q) ones."""
-    bound = max(max(p) * max(q) * min(len(p), len(q)), *p, *q)
-    width = bound.bit_length() // 8 + 1
+    """The exact product of two polynomials with integer coefficients, in FLINT (its
+    multiplication of big-integer polynomials is far faster than Python's integers), with
+    every coefficient of degree up to len(p) + len(q) − 2 kept, zeros included."""
     size = len(p) + len(q) - 1
-
-    def pack(coefficients: Sequence[int]) -> int:
-        packed = b"".join(c.to_bytes(width, "little") for c in coefficients)
-        return int.from_bytes(packed, "little")
-
-    raw = (pack(p) * pack(q)).to_bytes(width * size, "little")
-    return [int.from_bytes(raw[i * width : (i + 1) * width], "little") for i in range(size)]
+    product = [int(c) for c in (fmpz_poly(list(p)) * fmpz_poly(list(q))).coeffs()]
+    return product + [0] * (size - len(product))
 
 
 def binomial_row(count: int, others: int) -> list[int]:
@@ -94,21 +89,9 @@ def side(pool: int, stress: int) -> Side | None:
 
 
 def counted(name: str, counts: Mapping[int, int], whole: int) -> DistributionOdds:
-    """`distribution` from ways out of `whole`: its mean and variance summed in integers,
-    divided once (what the shared one does with a fraction per value)."""
-    if sum(counts.values()) != whole:
-        raise ValueError(f"{name}: the ways sum to {sum(counts.values())}, not {whole}")
-    first = sum(value * count for value, count in counts.items())
-    second = sum(value * value * count for value, count in counts.items())
-    variance = Fraction(second * whole - first * first, whole * whole)
-    values = []
-    for value, count in sorted(counts.items()):
-        if count:
-            p = Fraction(count, whole)
-            values.append(ValueOdds(value=value, probability=float(p), exact=fraction_text(p)))
-    return DistributionOdds(
-        name=name, values=values, mean=float(Fraction(first, whole)), deviation=sqrt(variance)
-    )
+    """`distribution` from ways out of `whole`, without a Fraction per value (a burst's
+    damage has hundreds of values over a denominator of hundreds of digits)."""
+    return weighted_distribution(name, counts, whole)
 
 
 def tally(pairs: Iterable[tuple[int, int]]) -> dict[int, int]:

@@ -181,6 +181,8 @@ def burst_odds(
     per_attack = 6 ** (pool + stress + defense_dice + most)
     # Each armor value's transition: ways by (defender panicked, hit, wears) and through.
     nets = {fear: poly_mul(list(calm), rows[::-1]) for fear, rows in defender.items()}
+    # FAB-66: the damage of a hit by each number of Prouesses.
+    damages = [damage_of(request, weapon, sheet, feats) for feats in range(len(calm))]
     transitions: dict[int | None, dict[tuple[bool, bool, bool], Poly]] = {}
 
     def transition(value: int | None) -> dict[tuple[bool, bool, bool], Poly]:
@@ -196,16 +198,27 @@ def burst_odds(
         for fear, net in nets.items():
             shift = len(defender[fear]) - 1
             acc[(fear, False, False)][0] += sum(net[: shift + 1]) * 6**most
+            hurting: dict[int, int] = defaultdict(int)  # ways by damage, before protection
             for index in range(shift + 1, len(net)):
                 if not net[index]:
                     continue
-                damage = damage_of(request, weapon, sheet, index - shift - 1)
+                damage = damages[index - shift - 1]
                 ways = net[index] * scale
                 absorbed = tail[max(0, min(damage, count + 1))]
                 acc[(fear, True, False)][unhurt] += ways * absorbed
-                through = acc[(fear, True, bool(value))]
-                for sixes in range(min(max(damage, 0), count + 1)):
-                    through[damage - sixes + bonus] += ways * protection[sixes]
+                if damage > 0:
+                    hurting[damage] += ways
+            if not hurting:
+                continue
+            # Damage d less s sixes, for s < d: one product of the damage's ways by the
+            # protection's reversed; an index at or below `count` is damage absorbed whole.
+            low = min(hurting)
+            rows = [hurting.get(d, 0) for d in range(low, max(hurting) + 1)]
+            through = acc[(fear, True, bool(value))]
+            for index, ways in enumerate(poly_mul(rows, protection[::-1])):
+                left = low + index - count
+                if left > 0 and ways:
+                    through[left + bonus] += ways
         law = {
             key: [counts.get(g - SHIFT, 0) for g in range(max(counts) + SHIFT + 1)]
             for key, counts in acc.items()
@@ -213,48 +226,78 @@ def burst_odds(
         transitions[value] = law
         return law
 
+    # Hit, miss and panics do not hang on the armor, nor the damage on who panicked: the
+    # outcome is followed as whole numbers of ways by (a hit, the defender panicked), and
+    # the damage as polynomials by the armor left alone.
+    sixes_all = sum(calm)
+    struck = {fear: sum(net[len(defender[fear]) :]) * 6**most for fear, net in nets.items()}
+    missed = {fear: sum(net[: len(defender[fear])]) * 6**most for fear, net in nets.items()}
+    panicking = {fear: attacker_panic * sum(rows) * 6**most for fear, rows in defender.items()}
+    assert sum(struck.values()) + sum(missed.values()) == sixes_all * 6 ** (defense_dice + most)
+    merged: dict[int | None, dict[int | None, Poly]] = {}
+
+    def worn(value: int | None) -> dict[int | None, Poly]:
+        """The value's transitions summed by the armor value they leave."""
+        if value not in merged:
+            by_after: dict[int | None, Poly] = {}
+            for (_, _, wears), gets in transition(value).items():
+                after = value - 1 if wears and value else value
+                have = by_after.get(after)
+                by_after[after] = list(gets) if have is None else _sum(have, gets)
+            merged[value] = by_after
+        return merged[value]
+
     longest = max(attacks)
     denominator = lcm(*(f.denominator for f in attacks.values()))
     chances = {n: int(p * denominator) for n, p in attacks.items()}
-    # Live bursts: (armor left, a hit, the defender panicked) -> ways by through + offset.
-    live: dict[tuple[int | None, bool, bool], Poly] = {(start, False, False): [1]}
-    ended: list[tuple[tuple[bool, bool, bool], int, int, Poly]] = []  # key, attacks, weight
+    # Live bursts: (a hit, the defender panicked) -> ways; armor left -> ways by through + offset.
+    live: dict[tuple[bool, bool], int] = {(False, False): 1}
+    live_damage: dict[int | None, Poly] = {start: [1]}
+    ended: list[tuple[tuple[bool, bool, bool], int, int, int]] = []  # key, attacks, weight
+    ended_damage: list[tuple[int, int, Poly]] = []  # attacks, weight, ways by through
     for number in range(1, longest + 1):
         reaching = sum(c for n, c in chances.items() if n >= number)
-        following: dict[tuple[int | None, bool, bool], Poly] = {}
-        for (value, hit, fear), poly in live.items():
+        following: dict[tuple[bool, bool], int] = defaultdict(int)
+        for (hit, fear), ways in live.items():
+            for defender_fear in (False, True):
+                if attacker_panic:
+                    # FAB-42: the attacker panics, misses and the burst ends (the defender
+                    # still rolls, and may panic too).
+                    key = (hit, True, fear or defender_fear)
+                    ended.append((key, number, reaching, ways * panicking[defender_fear]))
+                following[(True, fear or defender_fear)] += ways * struck[defender_fear]
+                following[(hit, fear or defender_fear)] += ways * missed[defender_fear]
+        following_damage: dict[int | None, Poly] = {}
+        for value, poly in live_damage.items():
             if attacker_panic:
-                # FAB-42: the attacker panics, misses and the burst ends (the defender still
-                # rolls, and may panic too).
-                for defender_fear, rows in defender.items():
-                    ways = attacker_panic * sum(rows) * 6**most
-                    shifted = [0] * SHIFT + [ways * c for c in poly]
-                    ended.append(((hit, True, fear or defender_fear), number, reaching, shifted))
-            for (defender_fear, struck, wears), gets in transition(value).items():
-                after = value - 1 if wears and value else value
-                key = (after, hit or struck, fear or defender_fear)
-                following_poly = poly_mul(poly, gets)
-                have = following.get(key)
-                following[key] = following_poly if have is None else _sum(have, following_poly)
+                stopped = attacker_panic * sum(sum(rows) for rows in defender.values()) * 6**most
+                ended_damage.append((number, reaching, [0] * SHIFT + [stopped * c for c in poly]))
+            for after, gets in worn(value).items():
+                product = poly_mul(poly, gets)
+                have = following_damage.get(after)
+                following_damage[after] = product if have is None else _sum(have, product)
         stopping = chances.get(number, 0)
-        for (_, hit, fear), poly in following.items():
-            if stopping:
-                ended.append(((hit, False, fear), number, stopping, poly))
-        live = following
+        if stopping:
+            for (hit, fear), ways in following.items():
+                ended.append(((hit, False, fear), number, stopping, ways))
+            for poly in following_damage.values():
+                ended_damage.append((number, stopping, poly))
+        live, live_damage = dict(following), following_damage
         if reaching == stopping:
             break
     whole = per_attack**longest * denominator
     weights: dict[str, int] = defaultdict(int)
     damage_law: dict[int, int] = defaultdict(int)
     panics: dict[int, int] = defaultdict(int)
-    for (hit, attacker_panicked, fear), number, weight, poly in ended:
+    for (hit, attacker_panicked, fear), number, weight, ways in ended:
+        mass = ways * weight * per_attack ** (longest - number)
+        weights["hit" if hit else "miss"] += mass
+        panics[int(attacker_panicked) + int(fear)] += mass
+    for number, weight, poly in ended_damage:
         scale = weight * per_attack ** (longest - number)
         for index, ways in enumerate(poly):
             if ways:
                 damage_law[index - SHIFT * number] += ways * scale
-        mass = sum(poly) * scale
-        weights["hit" if hit else "miss"] += mass
-        panics[int(attacker_panicked) + int(fear)] += mass
     return dict(weights), dict(damage_law), dict(panics), whole
 
 

@@ -6,7 +6,8 @@ recorded with their cost."""
 
 from __future__ import annotations
 
-from typing import Final
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
 
 from pydantic import Field
 
@@ -36,6 +37,7 @@ from app.engine.rulesets.fabulae.pools import (
     FabulaeClock,
     FabulaeDice,
     FabulaeOpposition,
+    FabulaePool,
     FabulaeRollInputs,
     action_roll,
     opposition,
@@ -54,7 +56,13 @@ from app.engine.rulesets.fabulae.states import (
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC, aftermath, panic_follow_on, panicked
 from app.engine.rulesets.fabulae.tables import POWERS
 
+if TYPE_CHECKING:  # odds_power.py builds on this module
+    from app.engine.odds import Odds
+
 CASTER_ROLL: Final = FabulaeRollInputs(attribute="intellect", skill="connaissance")
+# FAB-101 drain: the target resists with Intellect alone; 1D3 PP are stolen.
+DRAIN_RESIST: Final = FabulaeRollInputs(attribute="intellect", skill=None)
+DRAIN_DIE: Final = 3
 # The powers whose effect hangs on the caster's roll (FAB-101).
 ROLLED: Final = frozenset({"bolt", "light_dark", "silence_noise", "drain"})
 # Least PP each power (or option) costs (FAB-101; 1 unless stated).
@@ -134,6 +142,20 @@ class FabulaePowerResult(Model):
     must_roll_panic: FabulaeHorror | None = None
 
 
+def save_roll(skill: str) -> FabulaeRollInputs:
+    """FAB-102: a target's save against fire_cone (Athlétisme) or blast (Résistance)."""
+    return FabulaeRollInputs.model_validate({"attribute": "physique", "skill": skill})
+
+
+# FAB-102: the damage of a power that hurts, before armor: bolt's 2 + its Prouesses,
+# fire_cone's 2 (1 when the target's save succeeds), blast's and hazard_zone's 2.
+BOLT_DAMAGE: Final = 2
+FIRE_CONE_DAMAGE: Final = {False: 2, True: 1}
+BLAST_DAMAGE: Final = 2
+HAZARD_DAMAGE: Final = 2
+SAVES: Final = {"fire_cone": "athletisme", "blast": "resistance"}
+
+
 class Casting:
     """A power being applied: the caster's and the targets' sheets, the result so far."""
 
@@ -174,18 +196,27 @@ class Casting:
         active = ActiveEffect.model_validate(fields)
         body.sheet.active_effects = [*body.sheet.active_effects, active]
 
-    def caster_roll(self) -> FabulaeDice:
+    def spend(self) -> None:
+        """FAB-100: the PP spent, +1 stress per PP, on the caster's sheet."""
+        sheet = self.request.caster.sheet
+        self.caster.sheet.pp = sheet.pp - self.request.pp
+        self.caster.sheet.stress = sheet.stress + self.request.pp
+
+    def roller(self) -> FabulaeCharacter:
+        """The caster as its activation roll reads it."""
         caster = self.request.caster
         if self.version >= CORRECTED:
             # FAB-100/FAB-15 (corrected): the activation roll counts the stress its PP add.
             caster = caster.model_copy(update={"sheet": self.caster.sheet})
-        roll, _ = action_roll(caster, CASTER_ROLL, self.request.session, self.dice)
+        return caster
+
+    def caster_roll(self) -> FabulaeDice:
+        roll, _ = action_roll(self.roller(), CASTER_ROLL, self.request.session, self.dice)
         self.result.roll = roll
         return roll
 
     def save(self, body: Body, skill: str) -> FabulaeDice:
-        roll = FabulaeRollInputs.model_validate({"attribute": "physique", "skill": skill})
-        save, _ = action_roll(body.character, roll, self.request.session, self.dice)
+        save, _ = action_roll(body.character, save_roll(skill), self.request.session, self.dice)
         return save
 
     def hurt(self, body: Body, damage: int, armor: bool = True) -> FabulaePowerHit:
@@ -210,16 +241,15 @@ def apply_damage(casting: Casting) -> None:
         roll = casting.caster_roll()
         if roll.outcome == "success":
             ((target_id, body),) = casting.bodies.items()
-            hits[target_id] = casting.hurt(body, 2 + roll.feats)
+            hits[target_id] = casting.hurt(body, BOLT_DAMAGE + roll.feats)
     for target_id, body in casting.bodies.items():
         if power == "fire_cone":
-            save = casting.save(body, "athletisme")
-            halved = save.outcome == "success"
-            hit = casting.hurt(body, 1 if halved else 2)
+            save = casting.save(body, SAVES[power])
+            hit = casting.hurt(body, FIRE_CONE_DAMAGE[save.outcome == "success"])
             hits[target_id] = FabulaePowerHit(save=save, **hit.model_dump(exclude_unset=True))
         elif power == "blast":
-            save = casting.save(body, "resistance")
-            hit = casting.hurt(body, 2)
+            save = casting.save(body, SAVES[power])
+            hit = casting.hurt(body, BLAST_DAMAGE)
             hit = FabulaePowerHit(save=save, **hit.model_dump(exclude_unset=True))
             if save.outcome != "success":
                 # Meurtri is a state about to be checked: absorbable like any (FAB-34).
@@ -236,7 +266,7 @@ def apply_damage(casting: Casting) -> None:
                         body.sheet.states_pending += 1  # FAB-34: shown on the character
             hits[target_id] = hit
         elif power == "hazard_zone":
-            hits[target_id] = casting.hurt(body, 2, armor=False)  # 2 net damage
+            hits[target_id] = casting.hurt(body, HAZARD_DAMAGE, armor=False)  # net damage
     casting.result.targets = hits
 
 
@@ -261,9 +291,9 @@ def apply(casting: Casting) -> bool:
             casting.add_effect(body, attacks_against=-3, skills={"furtivite": 3})
     elif power in ("light_dark", "silence_noise"):
         roll = casting.caster_roll()
-        if casting.version >= CORRECTED and roll.outcome != "success":
+        malus = dimming(roll, casting.version)
+        if malus is None:
             return True  # FAB-42/FAB-101: a failed or panicked roll changes nothing
-        malus = -4 if roll.outcome == "success" and roll.feats else -2
         sight = SIGHT_SKILLS if power == "light_dark" and casting.version >= CORRECTED else ()
         skills = dict.fromkeys(sight or ("observation",), malus)
         for body in bodies.values():
@@ -299,6 +329,14 @@ def apply(casting: Casting) -> bool:
     return True
 
 
+def dimming(roll: FabulaeDice, version: RulesVersion) -> int | None:
+    """FAB-102 light_dark, silence_noise: the malus the caster's roll sets, −4 with a
+    Prouesse; None when it changes nothing (corrected: a roll that did not succeed)."""
+    if version >= CORRECTED and roll.outcome != "success":
+        return None
+    return -4 if roll.outcome == "success" and roll.feats else -2
+
+
 def calm(casting: Casting, body: Body) -> None:
     """FAB-102 calm: all stress and Épuisé go, and Apeuré or Démoralisé (corrected: one, the
     caster's `option`, by default the worse one checked)."""
@@ -314,12 +352,11 @@ def drain(casting: Casting) -> None:
     """FAB-101 drain: opposed Intellect; steal 1D3 PP, never above the caster's pp_max."""
     ((_, body),) = casting.bodies.items()
     roll = casting.caster_roll()
-    resist_roll = FabulaeRollInputs(attribute="intellect", skill=None)
-    resist, _ = action_roll(body.character, resist_roll, casting.request.session, casting.dice)
+    resist, _ = action_roll(body.character, DRAIN_RESIST, casting.request.session, casting.dice)
     opposed = opposition(roll, resist, casting.version)
     casting.result.roll = opposed
     if opposed.outcome == "success":
-        stolen = min(casting.dice.roll(3), body.sheet.pp)
+        stolen = min(casting.dice.roll(DRAIN_DIE), body.sheet.pp)
         body.sheet.pp = body.sheet.pp - stolen
         caster = casting.caster.sheet
         caster.pp = min(caster.pp_max, caster.pp + stolen)
@@ -346,10 +383,18 @@ def prepare_power(body: FabulaePowerCreate, table: Table) -> Prepared[FabulaePow
     return Prepared(request, character_id=caster.id, visibility=body.visibility)
 
 
-def resolve_power(
-    request: FabulaePowerRequest, dice: DiceSource, version: RulesVersion
-) -> Resolution[FabulaePowerResult]:
-    """FAB-100..102: spend PP (+1 stress each), then apply what the engine can."""
+@dataclass(frozen=True)
+class PowerPlan:
+    """What a power rolls, read before any die: the caster's activation pool, and whether
+    an activation that hangs on it is impossible (FAB-14, corrected)."""
+
+    pool: FabulaePool
+    impossible: bool
+
+
+def power_plan(request: FabulaePowerRequest, version: RulesVersion) -> PowerPlan:
+    """Every refusal a power makes before the dice (FAB-100, FAB-101): resolve and its
+    odds read it alike."""
     check_may_act(request.caster, "fabulae.power", version)
     if not request.powers_allowed:
         raise refusal(
@@ -375,21 +420,29 @@ def resolve_power(
     if power == "calm" and version >= CORRECTED and option not in (None, *CALMED):
         raise InvalidInput("calm takes an option: apeure or demoralise (the worse by default)")
     pool = pool_of(caster, CASTER_ROLL, request.session)
-    if version >= CORRECTED and power in ROLLED and pool.pool <= 0:
-        # FAB-14: an impossible activation draws no die and spends nothing.
-        impossible = FabulaeDice(pool=pool, outcome="impossible", dice=[], stress_dice=[])
+    # FAB-14 (corrected): an impossible activation draws no die and spends nothing.
+    return PowerPlan(pool, version >= CORRECTED and power in ROLLED and pool.pool <= 0)
+
+
+def resolve_power(
+    request: FabulaePowerRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaePowerResult]:
+    """FAB-100..102: spend PP (+1 stress each), then apply what the engine can."""
+    plan = power_plan(request, version)
+    power, option, pp = request.power, request.option, request.pp
+    if plan.impossible:
+        impossible = FabulaeDice(pool=plan.pool, outcome="impossible", dice=[], stress_dice=[])
         return Resolution(
             FabulaePowerResult(
                 power=power, option=option, pp=pp, stress_gained=0, applied=False, roll=impossible
             )
         )
     casting = Casting(request, dice, version)
-    casting.caster.sheet.pp = sheet.pp - pp
-    casting.caster.sheet.stress = sheet.stress + pp  # FAB-100: +1 stress per PP
+    casting.spend()
     casting.result.applied = apply(casting)
     effects: list[Effect] = casting.caster.effects("FAB-100")
     for target_id, body in casting.bodies.items():
-        if target_id != caster.id:
+        if target_id != request.caster.id:
             effects += body.effects("FAB-102")
     return Resolution(casting.result, effects)
 
@@ -444,6 +497,13 @@ def power_outcome(result: FabulaePowerResult) -> Outcome:
     return Outcome("result", "applied" if result.applied else "narrated")
 
 
+def power_odds_of(request: FabulaePowerRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds (odds_power.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_power import power_odds
+
+    return power_odds(request, version)
+
+
 POWER: RollKind[FabulaePowerCreate, FabulaePowerRequest, FabulaePowerResult] = RollKind(
     name="fabulae.power",
     other_side=(("states", "targets", "FAB-34"),),
@@ -464,6 +524,7 @@ POWER: RollKind[FabulaePowerCreate, FabulaePowerRequest, FabulaePowerResult] = R
     after=after_power,
     triggers=SETS_OFF_PANIC,
     outcome=power_outcome,
+    odds=power_odds_of,
 )
 
 

@@ -3,7 +3,8 @@ reroll of a street rat (FAB-90)."""
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, Literal
 
 from pydantic import ConfigDict, Field, JsonValue
 
@@ -51,6 +52,7 @@ from app.engine.rulesets.fabulae.powers import FabulaePowerResult
 from app.engine.rulesets.fabulae.pushed import (
     NPC_VALUES,
     PUSHABLE,
+    Replay,
     opposition_of,
     push_again,
     replay,
@@ -67,6 +69,9 @@ from app.engine.rulesets.fabulae.states import (
     check_chosen_state,
 )
 from app.engine.rulesets.fabulae.stress import SETS_OFF_PANIC, aftermath, stress_change
+
+if TYPE_CHECKING:  # odds_push.py builds on this module
+    from app.engine.odds import Odds
 
 # An opposed roll answered by its passive side (fabulae.oppose) is the active side's roll.
 OPPOSED_KINDS: Final = frozenset({"fabulae.opposed", "fabulae.oppose"})
@@ -294,6 +299,43 @@ def resolve_push(
         # Its roller was free to act when it rolled; the replay checks that, and a push
         # can undo what the roll did (a death test that killed).
         return push_replayed(request, dice, version)
+    plan = push_plan(request, version)
+    side = plan.side
+    faces = [face if face in (1, 6) else dice.roll(6) for face in side.dice]
+    stress = [face if face in (1, 6) else dice.roll(6) for face in side.stress_dice]
+    rolled = read_dice(faces, stress)
+    pushed = FabulaeDice(
+        pool=side.pool,
+        **rolled.model_dump(exclude_unset=True),
+        rerolled_from=FabulaeRerolledFrom(dice=side.dice, stress_dice=side.stress_dice),
+    )
+    if plan.passive is not None:
+        fields = opposition(pushed, plan.passive, version).model_dump(exclude_unset=True)
+    else:
+        fields = {**pushed.model_dump(exclude_unset=True), "passive": False}
+    result = FabulaePushResult(**fields, push=plan.pushes + 1)
+    effects = paid(request, result, version)
+    if action.kind == "fabulae.stress_resist":
+        effects += stress_resisted(request.character, plan.lowered, result)
+    return Resolution(result, effects)
+
+
+@dataclass(frozen=True)
+class PushPlan:
+    """What a push of a roll without consequences rerolls (FAB-31), read before any die:
+    the roller's side as it stands, the passive side it is opposed to (kept, FAB-37), the
+    pushes before it and the stress a Résistance test lowered already (FAB-43)."""
+
+    side: FabulaeDice
+    passive: FabulaeDice | None
+    pushes: int
+    lowered: int
+
+
+def push_plan(request: FabulaePushRequest, version: RulesVersion) -> PushPlan:
+    """The roll a push rerolls, after every refusal made before the dice (FAB-14, 31..34,
+    FAB-42): resolve and its odds read it alike."""
+    action = request.action
     check_may_act(request.character, action.kind, version)
     if action.kind not in PUSHABLE_KINDS:
         if version >= CORRECTED:
@@ -304,10 +346,10 @@ def resolve_push(
         raise InvalidInput(f"follows must name an action roll, not {action.kind}")
     character = request.character
     current, pushes = current_roll(request)
-    opposed = action.kind in OPPOSED_KINDS
-    if opposed:
-        assert current.active is not None
-        side = current.active
+    passive: FabulaeDice | None = None
+    if action.kind in OPPOSED_KINDS:
+        assert current.active is not None and isinstance(current.passive, FabulaeDice)
+        side, passive = current.active, current.passive
     else:
         side = FabulaeDice(
             pool=current.pool,
@@ -324,24 +366,7 @@ def resolve_push(
         raise refusal("FAB-42", "a panicked action is interrupted and cannot be pushed")
     check_pushes_left(character, pushes, roll.attribute)
     check_price(request)
-    faces = [face if face in (1, 6) else dice.roll(6) for face in side.dice]
-    stress = [face if face in (1, 6) else dice.roll(6) for face in side.stress_dice]
-    rolled = read_dice(faces, stress)
-    pushed = FabulaeDice(
-        pool=side.pool,
-        **rolled.model_dump(exclude_unset=True),
-        rerolled_from=FabulaeRerolledFrom(dice=side.dice, stress_dice=side.stress_dice),
-    )
-    if opposed:
-        assert isinstance(current.passive, FabulaeDice)
-        fields = opposition(pushed, current.passive, version).model_dump(exclude_unset=True)
-    else:
-        fields = {**pushed.model_dump(exclude_unset=True), "passive": False}
-    result = FabulaePushResult(**fields, push=pushes + 1)
-    effects = paid(request, result, version)
-    if action.kind == "fabulae.stress_resist":
-        effects += stress_resisted(character, current.stress_lowered, result)
-    return Resolution(result, effects)
+    return PushPlan(side, passive, pushes, current.stress_lowered)
 
 
 def check_pushes_left(character: FabulaeCharacter, pushes: int, attribute: str) -> None:
@@ -410,11 +435,9 @@ def paid(
     return effects
 
 
-def push_replayed(
-    request: FabulaePushRequest, dice: DiceSource, version: RulesVersion
-) -> Resolution[FabulaePushResult]:
-    """FAB-31/33/37 (corrected): a roll with consequences, pushed once by its roller; the
-    roll is replayed with the new dice and what it decided follows them."""
+def replay_plan(request: FabulaePushRequest, version: RulesVersion) -> Replay:
+    """A roll with consequences as it stands before its push, after every refusal made
+    before the dice (FAB-14, 31, 33, 34, 42): resolve and its odds read it alike."""
     action, now = request.action, request.now or []
     pushes = [f.draws or [] for f in request.follow_ups if f.kind == "fabulae.push"]
     if any(f.kind in SETTLING_KINDS for f in request.follow_ups):
@@ -424,6 +447,17 @@ def push_replayed(
     check_pushes_left(request.character, len(pushes), attribute)
     first = replay(action.kind, action.request, action.draws or [], now, version, pushes)
     check_price(request)
+    return first
+
+
+def push_replayed(
+    request: FabulaePushRequest, dice: DiceSource, version: RulesVersion
+) -> Resolution[FabulaePushResult]:
+    """FAB-31/33/37 (corrected): a roll with consequences, pushed once by its roller; the
+    roll is replayed with the new dice and what it decided follows them."""
+    now = request.now or []
+    pushes = [f for f in request.follow_ups if f.kind == "fabulae.push"]
+    first = replay_plan(request, version)
     pushed = push_again(first, now, dice, version)
     side = pushed.side.model_copy(
         update={
@@ -455,12 +489,18 @@ def stress_resisted(
     character: FabulaeCharacter, lowered: int, after: FabulaePushResult
 ) -> list[Effect]:
     """FAB-43 after a push: the sixes the new roll adds lower stress further."""
-    if after.outcome != "success":
-        after.stress_lowered = lowered
-        return []
-    more = min(character.sheet.stress, (after.sixes or 0) - lowered)
-    after.stress_lowered = lowered + max(0, more)
+    stress = character.sheet.stress
+    after.stress_lowered = lowered_after_push(lowered, stress, after.outcome, after.sixes or 0)
+    more = after.stress_lowered - lowered
     return stress_change(character, -more, "FAB-43") if more > 0 else []
+
+
+def lowered_after_push(lowered: int, stress: int, outcome: str, sixes: int) -> int:
+    """FAB-43: the stress a pushed Résistance test has lowered in all: on a success, the
+    sixes beyond those counted already lower it further, never below 0 (its odds count it)."""
+    if outcome != "success":
+        return lowered
+    return lowered + max(0, min(stress, sixes - lowered))
 
 
 def after_push(
@@ -488,6 +528,13 @@ def push_summary(request: FabulaePushRequest, result: FabulaePushResult, languag
     )
 
 
+def push_odds_of(request: FabulaePushRequest, version: RulesVersion) -> Odds:
+    """Issue 21: the exact odds (odds_push.py, which builds on this module)."""
+    from app.engine.rulesets.fabulae.odds_push import push_odds
+
+    return push_odds(request, version)
+
+
 def push_outcome(result: FabulaePushResult) -> Outcome:
     """The roll's outcome; for a roll with consequences, its kind's (a hit, still held)."""
     for pushable in PUSHABLE.values():
@@ -513,6 +560,7 @@ PUSH: RollKind[FabulaePushCreate, FabulaePushRequest, FabulaePushResult] = RollK
     after=after_push,
     triggers=SETS_OFF_PANIC,
     outcome=push_outcome,
+    odds=push_odds_of,
 )
 
 
