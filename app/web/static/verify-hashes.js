@@ -39,7 +39,7 @@ export function fromHex(text) {
   return bytes;
 }
 
-function concat(...parts) {
+export function concat(...parts) {
   const joined = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
   let offset = 0;
   for (const part of parts) {

@@ -4,6 +4,7 @@
 import {
   VerifierError,
   canonicalJson,
+  concat,
   fromHex,
   hmacSha256,
   isObject,
