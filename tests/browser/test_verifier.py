@@ -16,7 +16,15 @@ from typing import Any
 
 import pytest
 
-from app.engine.audit import GENESIS_HASH, KEY_FIELDS, canonical_json, content_of, seal, verify_log
+from app.engine.audit import (
+    GENESIS_HASH,
+    KEY_FIELDS,
+    canonical_json,
+    content_of,
+    redact,
+    seal,
+    verify_log,
+)
 from app.engine.registry import DEFAULT_REGISTRY, STRUCTURAL_KINDS
 from app.verify import parse_head
 from tests.browser import verifier_harness
@@ -550,6 +558,60 @@ def test_tampered_a_disclosed_value_fails_its_commitment(
     index = next(i for i, e in enumerate(entries) if e.get("disclosures"))
     entries[index]["disclosures"][0]["salt"] = "00" * 16
     assert_fails_like_verify_log(verifier, entries, entries[index]["seq"], "disclosure")
+
+
+def content(seq: int, kind: str, **fields: Any) -> dict[str, Any]:
+    """An entry's hashed content, for the short logs written below."""
+    return {
+        "seq": seq,
+        "epoch": 1,
+        "kind": kind,
+        "created_at": "2026-12-01T00:00:00.000000Z",
+        "actor_id": "u-gm",
+        "character_id": None,
+        "visibility": "public",
+        "request": {},
+        "draws": [],
+        "result": {},
+        "effects": [],
+        **fields,
+    }
+
+
+def chained(contents: list[dict[str, Any]], redacted: tuple[int, ...] = ()) -> list[dict[str, Any]]:
+    """The contents sealed one after the other, those at the `redacted` seqs as a member who
+    may not see them reads them (FAIR-13)."""
+    entries, prev = [], GENESIS_HASH
+    for item in contents:
+        entry = seal(item, prev)
+        prev = entry["hash"]
+        entries.append(redact(entry) if item["seq"] in redacted else entry)
+    return entries
+
+
+OPENED = content(1, "epoch_opened", result={"campaign_id": v.CAMPAIGN, "commitment": v.COMMITMENT})
+
+
+def test_FAIR_3_20_a_client_seed_set_after_a_redacted_roll_fails(verifier: Verifier) -> None:
+    """A roll's kind tells it is one even when its draws are hidden from whoever verifies."""
+    roll = content(2, "jdr.action", visibility="gm", draws=[{"sides": 6, "face": 4}])
+    late = content(
+        3, "client_seed_set", request={"client_seed": "late"}, result={"client_seed": "late"}
+    )
+    assert_fails_like_verify_log(
+        verifier, chained([OPENED, roll, late], redacted=(2,)), 3, "client_seed"
+    )
+
+
+def test_FAIR_2_a_roll_before_its_epochs_commitment_fails(verifier: Verifier) -> None:
+    roll = content(1, "dice", draws=[{"sides": 6, "face": 1}])
+    assert_fails_like_verify_log(verifier, chained([roll]), 1, "epoch")
+
+
+def test_FAIR_4_an_entry_after_its_epochs_reveal_fails(verifier: Verifier) -> None:
+    closed = content(2, "epoch_closed", result={"server_seed": v.SEED_HEX})
+    after = content(3, "dice", draws=[{"sides": 6, "face": 1}])
+    assert_fails_like_verify_log(verifier, chained([OPENED, closed, after]), 3, "epoch")
 
 
 def test_an_export_cut_mid_line_fails_at_the_next_seq(verifier: Verifier) -> None:
