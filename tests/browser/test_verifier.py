@@ -236,7 +236,7 @@ def test_FAIR_11_canonical_json_matches_the_services_byte_for_byte(verifier: Ver
     ("value", "message"),
     [
         ("0.5", "0.5 is not an integer: a log entry holds no floating-point number (FAIR-10)"),
-        ("{a: [1e21]}", "1e+21 is beyond ±(2^53 − 1), outside RFC 8785's integers"),
+        ("{a: [1e21]}", f"{10**21} is beyond ±(2^53 − 1), outside RFC 8785's integers"),
         ("2 ** 53", "9007199254740992 is beyond ±(2^53 − 1), outside RFC 8785's integers"),
         ('"\\ud800x"', "a string holds a lone surrogate, which RFC 8785 refuses"),
         ('{"\\udc00": 1}', "a string holds a lone surrogate, which RFC 8785 refuses"),
@@ -540,6 +540,20 @@ def test_tampered_a_floating_point_number_is_refused(verifier: Verifier) -> None
     index = first_with_draws(entries)
     entries[index]["request"]["bonus"] = 1.0  # JSON.parse would read it as 1
     assert_fails_like_verify_log(verifier, entries, entries[index]["seq"], "format")
+
+
+def test_tampered_an_integer_beyond_2_53_is_refused(verifier: Verifier) -> None:
+    """Outside RFC 8785's integers, an entry has no canonical form: refused at its seq."""
+    entries, _ = frozen("vampire")
+    index = first_with_draws(entries)
+    entries[index]["request"]["bonus"] = 2**60
+    report = verifier.verify(ndjson(entries))
+    assert report["entries"] == index
+    assert report["failure"] == {
+        "seq": entries[index]["seq"],
+        "check": "format",
+        "detail": f"{2**60} is beyond ±(2^53 − 1), outside RFC 8785's integers",
+    }
 
 
 def test_tampered_a_hidden_entrys_proof_fails_its_key(

@@ -117,7 +117,8 @@ export function canonicalJson(value) {
         );
       }
       if (!Number.isSafeInteger(value)) {
-        throw new VerifierError(`${value} is beyond ±(2^53 − 1), outside RFC 8785's integers`);
+        const exact = BigInt(value); // the number read, digit for digit (String() rounds)
+        throw new VerifierError(`${exact} is beyond ±(2^53 − 1), outside RFC 8785's integers`);
       }
       return String(value); // -0 reads "0", as RFC 8785 wants
     case "object": {
