@@ -336,13 +336,14 @@ def export(client, campaign, caller) -> tuple[list[dict[str, Any]], str, str]:
 
 
 GM_ONLY = {"visibility": "gm"}
+SELF_ONLY = {"visibility": "self"}
 
 
 @pytest.fixture
 def played(client, gm, player, other_player, make_campaign, make_character):
     """A JDR Dracula table across two epochs: a client seed, public and hidden rolls (gm,
-    self, blind), an NPC whose values are committed (FAIR-18), a rotation, then the GM
-    disclosing part of the log (FAIR-19)."""
+    self, blind; one labelled), an NPC whose values are committed (FAIR-18), a rotation,
+    then the GM disclosing part of the log (FAIR-19)."""
     campaign = make_campaign("jdr-express-dracula", players=(player, other_player))
     base = f"/campaigns/{campaign['id']}"
     mihail = make_character(campaign, player, sheet=DRACULA_SHEET, name="Mihail")
@@ -357,7 +358,7 @@ def played(client, gm, player, other_player, make_campaign, make_character):
     roll(gm, {"kind": "jdr.action", "character_id": count["id"], "trait": "social"})
     roll(gm, {"kind": "jdr.action", "character_id": count["id"], "trait": "mental"} | GM_ONLY)
     roll(player, {"kind": "jdr.attack", "attacker_id": mihail["id"], "target_id": count["id"]})
-    roll(player, {"kind": "dice", "notation": "4d6", "visibility": "self"})
+    roll(player, {"kind": "dice", "notation": "4d6", "label": "Fouiller «vite»"} | SELF_ONLY)
     roll(player, {"kind": "dice", "notation": "2d10", "visibility": "gm"})
     roll(gm, {"kind": "dice", "notation": "3d20", "visibility": "blind"})
     call(client, gm, "POST", f"{base}/fairness/rotate")
@@ -388,6 +389,7 @@ def test_FAIR_18_19_the_gms_export_verifies_every_key_and_disclosure(
     entries, text, head = export(client, played, gm)
     report = verifier.verify(text, head=head, campaignId=played["id"])
     assert_same_counts(report, entries, head)
+    assert any(entry.get("label") for entry in entries)  # hashed with the content
     assert keyed(entries) >= 4 and published_keys(entries) == 1
     assert report["checked"]["hidden_keys"] == keyed(entries) + published_keys(entries)
     assert report["checked"]["disclosures"] == sum(len(e.get("disclosures", [])) for e in entries)
