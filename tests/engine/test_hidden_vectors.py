@@ -1,4 +1,5 @@
-"""The normative vectors of FAIR-16..18 (fairness.md, "Hidden rolls and secret inputs")."""
+"""The normative vectors of FAIR-16..18 (fairness.md, "Hidden rolls and secret inputs"),
+from fairness_vectors."""
 
 from __future__ import annotations
 
@@ -10,25 +11,13 @@ from app.engine.audit import canonical_json
 from app.engine.dice import HmacDiceStream
 from app.engine.errors import DiceError
 from app.engine.hidden import KeyTree, check_key, entry_key, value_commitment
+from tests.engine import fairness_vectors as v
 
-CAMPAIGN = "c0ffee00-0000-4000-8000-000000000001"
-HIDDEN_SEED = bytes(range(0x20, 0x40))
-ROOT = "b97097a6e446cabd1ff896ca74ce3c36a803c43993b991e31b30ef4f7f0f8045"
-PROOF_9 = [
-    "08c97a294e8126ca353c8d9b08f004e611e561c05783743c663b12c3e49c4dfe",
-    "ccbc7c1963574e2c38671ab3df9e63507a9fc5e1bfdbe3b90b15fccf4ef03d9e",
-    "e5ae6891b1ad0ee91048b3b41732fed65d68a49f422f5f846697b0d2a30a6211",
-    "0eacb2ac22c3121bebbbeb1e969db01546a0c36afa4508cd4176d31fdefab42c",
-    "30a6e19133d5a09b908475c9e30de071eeae93decc1986451d20f5d563d49686",
-    "a4d6a75f8a35b6bf4e711182e957e678148ebbc778ef89b8872efb759894ace7",
-    "edd9a76f3638a96a395e5e000ec71c89f7ca9340ea146e735d72cc8104efe460",
-    "38421de6fc73d3c8eadfb60b13f3f975310fae6818c2a3065697bad8433ceaa7",
-    "29a05754b55722f4b5d19243e37a8d2bd3acb546d2503c393e063e859e04d0af",
-    "1f0acbb237bbab182734ebc360607b4d4a7a725e4c75d2afc1ccaad699908d1b",
-    "591434cc95a1b38a8596a29ea4ab3f117ac3d179b0b89a8559805cd635275cbe",
-    "1bf40817c42108e7f87bf13164e97528cc80fb1096550ba9043de81d2629203c",
-]
-KEY_9 = "a7f515c78016572b41f19722cbd031f2db53bbfc4e87ca97d1b4872171c847db"
+CAMPAIGN = v.CAMPAIGN
+HIDDEN_SEED = v.HIDDEN_SEED
+ROOT = v.ROOT
+PROOF_9 = v.PROOF_9
+KEY_9 = v.KEY_9
 
 
 @pytest.fixture(scope="module")
@@ -37,10 +26,8 @@ def tree() -> KeyTree:
 
 
 def test_FAIR_16_hidden_seed_digest_vector():
-    assert (
-        hashlib.sha256(HIDDEN_SEED).hexdigest()
-        == "72dbb7336c76780023f83da4c355f2eeea85733b13d3477697917790c1229084"
-    )
+    assert HIDDEN_SEED.hex() == v.HIDDEN_SEED_HEX
+    assert hashlib.sha256(HIDDEN_SEED).hexdigest() == v.HIDDEN_SEED_SHA256
 
 
 def test_FAIR_16_entry_key_vector():
@@ -73,9 +60,10 @@ def test_FAIR_17_a_wrong_key_or_position_does_not_reach_the_root():
 
 
 def test_FAIR_17_hidden_entry_dice_vector():
-    stream = HmacDiceStream(bytes.fromhex(KEY_9), CAMPAIGN, 1, "table-42", 9)
-    assert [stream.roll(6) for _ in range(6)] == [6, 5, 3, 6, 2, 1]
-    assert stream.roll(20) == 10
+    stream = HmacDiceStream(bytes.fromhex(KEY_9), CAMPAIGN, 1, v.CLIENT_SEED, v.HIDDEN_SEQ)
+    for sides, faces in v.HIDDEN_DICE:
+        assert [stream.roll(sides) for _ in faces] == faces
+    assert [face for _, faces in v.HIDDEN_DICE for face in faces] == [6, 5, 3, 6, 2, 1, 10]
 
 
 def test_FAIR_16_seqs_outside_the_span_have_no_key(tree: KeyTree):
@@ -85,8 +73,5 @@ def test_FAIR_16_seqs_outside_the_span_have_no_key(tree: KeyTree):
 
 
 def test_FAIR_18_value_commitment_vector():
-    value = {"attributes": {"physique": 4}, "note": "secret: est le voïvode déguisé"}
-    assert (
-        value_commitment(bytes(range(16)), canonical_json(value))
-        == "15d67fcc608546856520073d8388bde221be5b9e657df88002f8c1c069ca1f2c"
-    )
+    assert v.SALT.hex() == v.SALT_HEX
+    assert value_commitment(v.SALT, canonical_json(v.COMMITTED_VALUE)) == v.VALUE_COMMITMENT
