@@ -3,7 +3,18 @@
 // export in this browser by ./verify.js, which trusts nothing the server says of the result.
 import { el, clear } from "./dom.js";
 
-const CHECKS = ["content_hashes", "chain", "seq", "commitments", "draws", "epochs_closed"];
+// The checks the verifier counts, in the order a reader takes them; any other it reports
+// follows under its own name.
+const CHECKS = [
+  "seq",
+  "content_hashes",
+  "chain",
+  "commitments",
+  "epochs_closed",
+  "draws",
+  "hidden_keys",
+  "disclosures",
+];
 
 function field(t, key, value, className = "hash") {
   return [el("dt", { text: t(key) }), el("dd", { class: className, text: value })];
@@ -17,6 +28,16 @@ function epochRange(epoch) {
  * replaying the rules needs nocturne-verify. */
 export function renderReport(box, report, t) {
   const failure = report.failure;
+  const checked = report.checked || {};
+  const names = [...CHECKS.filter((name) => name in checked), ...Object.keys(checked).filter((name) => !CHECKS.includes(name))];
+  const label = (name) => {
+    const text = t(`verify.check.${name}`);
+    return text === `verify.check.${name}` ? name.replaceAll("_", " ") : text;
+  };
+  const reasons = (key, counts) =>
+    Object.entries(counts || {}).map(([reason, count]) =>
+      el("li", { class: key }, t(`verify.${key}`, { reason, count })),
+    );
   clear(box).append(
     el("p", {
       class: report.ok ? "verdict ok" : "verdict failed",
@@ -32,9 +53,9 @@ export function renderReport(box, report, t) {
     el(
       "ul",
       { class: "checks" },
-      CHECKS.filter((name) => report.checked && name in report.checked).map((name) =>
-        el("li", { dataset: { check: name } }, `${report.checked[name]} × ${t(`verify.check.${name}`)}`),
-      ),
+      names.map((name) => el("li", { dataset: { check: name } }, `${checked[name]} × ${label(name)}`)),
+      reasons("not_rederived", report.not_rederived),
+      reasons("chain_only", report.chain_only),
     ),
     el("p", { class: "note", text: t("verify.replay") }),
   );
