@@ -21,7 +21,7 @@ function field(t, key, value, className = "hash") {
 }
 
 function epochRange(epoch) {
-  return epoch.last_seq ? `#${epoch.first_seq}–#${epoch.last_seq}` : `#${epoch.first_seq}–`;
+  return epoch.last_seq ? `#${epoch.first_seq}–#${epoch.last_seq}` : `#${epoch.first_seq} →`;
 }
 
 /** The verifier's report as a reader takes it: the verdict, what was checked, the note that
@@ -185,6 +185,14 @@ export async function showFairness(panel, ctx) {
     el("h3", { text: t("fairness.title") }),
     el("p", { class: "intro", text: t("fairness.intro") }),
     message,
+    el(
+      "section",
+      { class: "verify" },
+      el("h4", { text: t("verify.title") }),
+      el("p", { class: "intro", text: t("verify.intro") }),
+      el("div", { class: "verify-buttons" }, verifyButton, el("label", { class: "file" }, t("verify.file"), file)),
+      report,
+    ),
     current
       ? el(
           "section",
@@ -226,13 +234,5 @@ export async function showFairness(panel, ctx) {
           ),
         )
       : el("p", { class: "note", text: t("fairness.none_closed") }),
-    el(
-      "section",
-      { class: "verify" },
-      el("h4", { text: t("verify.title") }),
-      el("p", { class: "intro", text: t("verify.intro") }),
-      el("div", { class: "verify-buttons" }, verifyButton, el("label", { class: "file" }, t("verify.file"), file)),
-      report,
-    ),
   );
 }
