@@ -327,6 +327,34 @@ def test_new_entries_arrive_live(browser: WebDriver, live_server: str, table: Ta
     assert card.find_element(By.CSS_SELECTOR, ".summary").text == rolled.json()["summary"]
 
 
+def test_without_an_event_stream_the_page_polls_the_log_head(
+    browser: WebDriver, live_server: str, table: Table
+) -> None:
+    vampire = table.campaigns[VAMPIRE]
+    # A browser without EventSource (or a proxy that buffers streams) polls Log-Head instead.
+    script = browser.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": "delete window.EventSource;"}
+    )
+    try:
+        sign_in(browser, live_server, table.player_key)
+        open_campaign(browser, vampire.name)
+        status = browser.find_element(By.ID, "live-status")
+        wait(browser).until(lambda d: status.get_attribute("data-status") == "polling")
+        rolled = httpx.post(
+            f"{live_server}{API}/campaigns/{vampire.id}/rolls",
+            json={"kind": "dice", "notation": "1d10", "label": "Poll"},
+            headers={"Authorization": f"Bearer {table.gm_key}", "Accept-Language": "en"},
+            timeout=30,
+        )
+        assert rolled.status_code == 201, rolled.text
+        card = entry(browser, rolled.json()["seq"])
+        assert card.find_element(By.CSS_SELECTOR, ".summary").text == rolled.json()["summary"]
+    finally:
+        browser.execute_cdp_cmd(
+            "Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]}
+        )
+
+
 def test_statistics_and_encounters(browser: WebDriver, live_server: str, table: Table) -> None:
     vampire = table.campaigns[VAMPIRE]
     stats = api_get(

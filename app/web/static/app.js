@@ -203,7 +203,9 @@ async function openCampaign(id) {
   fillFilters(ctx);
   state.timeline = new Timeline($("timeline"), ctx);
   await state.timeline.load(readFilters());
-  const follower = new Follower(ctx, [...kinds.keys()], onNews, liveStatus);
+  // The stream names each event by its entry's kind, or `encounter` and `roll_request`.
+  const events = [...kinds.keys(), "encounter", "roll_request"];
+  const follower = new Follower(ctx, events, onNews, liveStatus);
   state.follower = follower;
   liveStatus("off");
   follower.start();
