@@ -6,7 +6,7 @@ import { clear, el } from "./dom.js";
 import { showEncounters } from "./encounters.js";
 import { showDetail } from "./entry.js";
 import { showFairness } from "./fairness.js";
-import { language, number, setLanguage, t, translate } from "./i18n.js";
+import { language, number, plural, setLanguage, t, translate } from "./i18n.js";
 import { showStats } from "./stats.js";
 import { Follower, Timeline } from "./timeline.js";
 
@@ -82,6 +82,7 @@ async function listCampaigns() {
   const list = clear($("campaign-list"));
   if (!campaigns.data.length) list.append(el("li", { class: "note", text: t("campaigns.none") }));
   for (const campaign of campaigns.data) {
+    const head = campaign.log_head ? campaign.log_head.seq : 0;
     list.append(
       el(
         "li",
@@ -91,7 +92,7 @@ async function listCampaigns() {
         el("span", { class: "role", text: t(`campaigns.role.${campaign.role}`) }),
         el("span", {
           class: "count",
-          text: t("campaigns.entries", { count: campaign.log_head ? campaign.log_head.seq : 0 }),
+          text: plural("campaigns.entries", head, { count: head }),
         }),
       ),
     );

@@ -87,17 +87,18 @@ async function verifyText(text, box, ctx, head) {
   }
 }
 
-export async function showFairness(panel, ctx) {
+/** The panel; `notice` says what the member's last action did. */
+export async function showFairness(panel, ctx, notice = null) {
   const { api, campaign, t } = ctx;
   const fairness = await api.get(`/campaigns/${campaign.id}/fairness`);
   const current = fairness.current;
-  const message = el("p", { class: "message", role: "status", hidden: true });
+  const message = el("p", { class: "message", role: "status", hidden: !notice, text: notice });
   const say = (text, isError = false) => {
     message.hidden = false;
     message.className = isError ? "message error" : "message";
     message.textContent = text;
   };
-  const rerender = () => showFairness(panel, ctx).catch((error) => say(error.message, true));
+  const rerender = (done) => showFairness(panel, ctx, done).catch((error) => say(error.message, true));
 
   let seedControl;
   if (current && current.first_roll_seq === null) {
@@ -117,9 +118,7 @@ export async function showFairness(panel, ctx) {
           event.preventDefault();
           try {
             await api.put(`/campaigns/${campaign.id}/fairness/client-seed`, { client_seed: input.value });
-            await rerender();
-            panel.querySelector(".message").hidden = false;
-            panel.querySelector(".message").textContent = t("fairness.client_seed.done");
+            await rerender(t("fairness.client_seed.done"));
           } catch (error) {
             say(error.message, true);
           }
@@ -142,9 +141,7 @@ export async function showFairness(panel, ctx) {
           onclick: async () => {
             try {
               await api.post(`/campaigns/${campaign.id}/fairness/rotate`);
-              await rerender();
-              panel.querySelector(".message").hidden = false;
-              panel.querySelector(".message").textContent = t("fairness.rotated");
+              await rerender(t("fairness.rotated"));
             } catch (error) {
               say(error.message, true);
             }

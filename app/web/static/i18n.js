@@ -21,6 +21,7 @@ const STRINGS = {
     "campaigns.role.gm": "game master",
     "campaigns.role.player": "player",
     "campaigns.entries": "{count} entries",
+    "campaigns.entries.one": "{count} entry",
     "campaigns.back": "All campaigns",
     "tab.log": "Log",
     "tab.fairness": "Fairness",
@@ -117,6 +118,8 @@ const STRINGS = {
     "stats.intro": "Observed outcomes against the expected ones (the sum of each roll's exact odds), per player, over the rolls you may see.",
     "stats.rolls": "{rolls} rolls, mean luck percentile {luck}",
     "stats.rolls.noluck": "{rolls} rolls",
+    "stats.rolls.noluck.one": "{rolls} roll",
+    "stats.rolls.one": "{rolls} roll, mean luck percentile {luck}",
     "stats.observed": "observed",
     "stats.expected": "expected",
     "stats.fit": "chi-square p = {p}",
@@ -153,6 +156,7 @@ const STRINGS = {
     "campaigns.role.gm": "meneur de jeu",
     "campaigns.role.player": "joueur",
     "campaigns.entries": "{count} entrées",
+    "campaigns.entries.one": "{count} entrée",
     "campaigns.back": "Toutes les campagnes",
     "tab.log": "Journal",
     "tab.fairness": "Équité",
@@ -249,6 +253,8 @@ const STRINGS = {
     "stats.intro": "Résultats observés contre résultats attendus (la somme des probabilités exactes de chaque jet), par joueur, sur les jets que vous pouvez voir.",
     "stats.rolls": "{rolls} jets, centile de chance moyen {luck}",
     "stats.rolls.noluck": "{rolls} jets",
+    "stats.rolls.noluck.one": "{rolls} jet",
+    "stats.rolls.one": "{rolls} jet, centile de chance moyen {luck}",
     "stats.observed": "observé",
     "stats.expected": "attendu",
     "stats.fit": "khi-deux p = {p}",
@@ -295,6 +301,13 @@ export function setLanguage(next) {
 export function t(key, values = {}) {
   const text = STRINGS[current][key] ?? STRINGS.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? String(values[name]) : `{${name}}`));
+}
+
+/** `key` for a count: its `.one` form where the language says one (French: 0 and 1). */
+export function plural(key, count, values = {}) {
+  const form = `${key}.${new Intl.PluralRules(current).select(count)}`;
+  const known = STRINGS[current][form] !== undefined || STRINGS.en[form] !== undefined;
+  return t(known ? form : key, values);
 }
 
 /** Numbers as the language writes them (a decimal comma in French). */

@@ -1,6 +1,7 @@
 // Statistics as charts drawn in SVG: per player, each kind's observed outcomes against the
 // expected ones, the mean luck percentile, and the die faces against a uniform count.
 import { el, clear } from "./dom.js";
+import { plural } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -69,7 +70,7 @@ function kindBlock(kind, ctx) {
   return el(
     "div",
     { class: "kind-stats", dataset: { kind: kind.kind } },
-    el("h5", { text: `${ctx.kindTitle(kind.kind)} — ${t("stats.rolls.noluck", { rolls: kind.rolls })}` }),
+    el("h5", { text: `${ctx.kindTitle(kind.kind)} — ${plural("stats.rolls.noluck", kind.rolls, { rolls: kind.rolls })}` }),
     outcomes.length
       ? pairedBars(
           outcomes.map((o) => ({ label: ctx.outcomeLabel(o.code), observed: o.observed_with_odds, expected: o.expected })),
@@ -82,8 +83,11 @@ function kindBlock(kind, ctx) {
 
 function rollsLine(block, t, number) {
   return block.mean_luck_percentile === null || block.mean_luck_percentile === undefined
-    ? t("stats.rolls.noluck", { rolls: block.rolls })
-    : t("stats.rolls", { rolls: block.rolls, luck: number(block.mean_luck_percentile, 0) });
+    ? plural("stats.rolls.noluck", block.rolls, { rolls: block.rolls })
+    : plural("stats.rolls", block.rolls, {
+        rolls: block.rolls,
+        luck: number(block.mean_luck_percentile, 0),
+      });
 }
 
 export async function showStats(panel, ctx) {
