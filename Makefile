@@ -7,8 +7,11 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # Database and API tests run a second time on PostgreSQL when TEST_DATABASE_URL is set.
 DB_TESTS := tests/api tests/db
+# The browser tests (tests/browser) drive Debian's Chromium through its driver.
+CHROMIUM ?= /usr/bin/chromium
+CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: install run migrate test lint typecheck bench clean
+.PHONY: install run migrate test lint typecheck browser bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +36,21 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-test: lint typecheck
+# Chromium for the browser tests: installed with apt-get when missing (as root), or a message
+# saying how.
+browser:
+	@if [ -x "$(CHROMIUM)" ] && [ -x "$(CHROMEDRIVER)" ]; then \
+		:; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "== installing chromium and chromium-driver for the browser tests =="; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	else \
+		echo "The browser tests need Chromium and its driver ($(CHROMIUM), $(CHROMEDRIVER))." >&2; \
+		echo "Install them: sudo apt-get install -y chromium chromium-driver" >&2; \
+		exit 1; \
+	fi
+
+test: lint typecheck browser
 	env -u TEST_DATABASE_URL $(BIN)/pytest
 	@if [ -n "$$TEST_DATABASE_URL" ]; then \
 		echo "== database and API tests on $$TEST_DATABASE_URL =="; \

@@ -44,6 +44,7 @@ from app.routers import (
 )
 from app.services.feed.broker import broker as feed_broker
 from app.services.webhooks.dispatch import start_sender
+from app.web import router as web
 
 API_PREFIX = "/api/v1"
 
@@ -168,6 +169,7 @@ def create_app(registry: Registry | None = None, settings: Settings | None = Non
     install_problem_handlers(app)
     for module in MATCHED:
         app.include_router(_router(module, registry), prefix=API_PREFIX)
+    web.mount(app)  # the page, after the API: never in the way of the hot paths
     app.add_middleware(ConditionalGetMiddleware, api_prefix=API_PREFIX)
     if settings.cors_origins:
         app.add_middleware(

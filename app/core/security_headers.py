@@ -14,6 +14,12 @@ DOCS_POLICY = (
     b"font-src https://fonts.gstatic.com; img-src 'self' data: https://fastapi.tiangolo.com "
     b"https://cdn.redoc.ly; worker-src blob:; frame-ancestors 'none'"
 )
+# The web page (app/web) loads nothing from elsewhere and runs no inline script or style.
+WEB_POLICY = (
+    b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    b"connect-src 'self'; frame-ancestors 'none'"
+)
+WEB_PREFIX = "/app"
 COMMON = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
@@ -30,7 +36,9 @@ class SecurityHeadersMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        is_api = scope["path"].startswith(self.api_prefix)
+        path = scope["path"]
+        is_api = path.startswith(self.api_prefix)
+        policy = API_POLICY if is_api else WEB_POLICY if _is_web(path) else DOCS_POLICY
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -38,12 +46,14 @@ class SecurityHeadersMiddleware:
                 present = {name.lower() for name, _ in headers}
                 added = [h for h in COMMON if h[0] not in present]
                 if b"content-security-policy" not in present:
-                    added.append(
-                        (b"content-security-policy", API_POLICY if is_api else DOCS_POLICY)
-                    )
+                    added.append((b"content-security-policy", policy))
                 if is_api and b"cache-control" not in present:
                     added.append((b"cache-control", b"no-store"))
                 message["headers"] = headers + added
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def _is_web(path: str) -> bool:
+    return path == WEB_PREFIX or path.startswith(WEB_PREFIX + "/")
