@@ -57,6 +57,11 @@ HIDDEN_VALUES = {
     "rule": "FAIR-18",
     "detail": "its odds would read values committed from a sheet you may not read",
 }
+AWAITING = {
+    "reason": "awaiting",
+    "rule": "FAB-36",
+    "detail": "it waits for the other side's answer, the roll that will count",
+}
 
 
 @dataclass
@@ -82,6 +87,7 @@ class _KindTally:
     # outcomes, observed and expected alike (an outcome counted on one side only would skew
     # the fit).
     hidden: int = 0
+    awaiting: int = 0  # attacks and opposed rolls still waiting for the answer that counts
     observed: dict[str, int] = field(default_factory=dict)
     # The outcomes of the rolls whose odds are known: what the expected counts compare to.
     compared: dict[str, int] = field(default_factory=dict)
@@ -282,7 +288,7 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
     faces: dict[int, list[int]] = {}
     total = 0
     lucky = 0
-    hidden = 0
+    hidden = awaiting = 0
     percentile_sum = 0.0
     for row in rows:
         total += 1
@@ -296,7 +302,10 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
         tally = kinds.setdefault(row.kind, _KindTally())
         tally.rolls += 1
         if row.result.get("awaiting") is not None:
-            continue  # FAB-62/FAB-36: nothing rolled yet; the answer is the roll that counts
+            # FAB-62/FAB-36: nothing rolled yet; the answer is the roll that counts.
+            tally.awaiting += 1
+            awaiting += 1
+            continue
         if not row.readable:
             tally.hidden += 1  # FAIR-18: seen and counted; its outcome not compared
             hidden += 1
@@ -343,14 +352,15 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
         "rolls": total,
         "rolls_with_odds": lucky,
         "mean_luck_percentile": percentile_sum / lucky if lucky else None,
-        "not_compared": _not_compared(hidden),
+        "not_compared": _not_compared(hidden, awaiting),
         "kinds": [_kind_view(name, tally) for name, tally in sorted(kinds.items())],
         "dice": [_dice_view(sides, counts) for sides, counts in sorted(faces.items())],
     }
 
 
-def _not_compared(hidden: int) -> list[dict[str, Any]]:
-    return [{**HIDDEN_VALUES, "rolls": hidden}] if hidden else []
+def _not_compared(hidden: int, awaiting: int) -> list[dict[str, Any]]:
+    left_out = ((HIDDEN_VALUES, hidden), (AWAITING, awaiting))
+    return [{**reason, "rolls": count} for reason, count in left_out if count]
 
 
 def _kind_view(name: str, tally: _KindTally) -> dict[str, Any]:
@@ -375,7 +385,7 @@ def _kind_view(name: str, tally: _KindTally) -> dict[str, Any]:
         "kind": name,
         "rolls": tally.rolls,
         "rolls_with_odds": tally.with_odds,
-        "not_compared": _not_compared(tally.hidden),
+        "not_compared": _not_compared(tally.hidden, tally.awaiting),
         "outcomes": outcomes,
         "fit": test,
         "mean_luck_percentile": tally.percentiles / tally.with_odds if compared else None,

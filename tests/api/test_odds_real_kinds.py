@@ -184,6 +184,10 @@ def test_FAB_62_an_attack_awaiting_its_defense_counts_no_outcome_in_the_statisti
     (attacks,) = [k for k in answer["kinds"] if k["kind"] == "fabulae.attack"]
     assert attacks["rolls"] == 1
     assert [o["code"] for o in attacks["outcomes"] if o["observed"]] == []
+    # Counted, and said why it is not compared: the answer is the roll that counts.
+    (left_out,) = attacks["not_compared"]
+    assert (left_out["reason"], left_out["rolls"]) == ("awaiting", 1)
+    assert answer["not_compared"] == [left_out]
 
 
 VAM_TRACK = ["bruised", "hurt", "injured", "wounded", "mauled", "crippled", "incapacitated"]

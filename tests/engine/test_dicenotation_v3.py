@@ -256,5 +256,8 @@ def test_version_3_a_comment_is_a_visible_label_on_one_line(hidden):
     """As every roll's label (issue 21): nothing that reorders or hides what follows."""
     with pytest.raises(InvalidInput, match="the comment"):
         parse(f"1d20 # evil{hidden}text", 3)
-    with pytest.raises(InvalidInput, match="the comment"):
+    with pytest.raises(InvalidInput, match="the comment") as refused:
         parse(f"1d20 Attack{hidden}now", 3)
+    # The refusal quotes the notation back escaped: a relayed error reads as it was sent.
+    assert hidden not in refused.value.detail
+    assert hidden.encode("unicode_escape").decode() in refused.value.detail

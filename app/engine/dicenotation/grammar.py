@@ -131,9 +131,16 @@ ENDS_TOO_SOON = "it ends too soon: a term, a number or a ')' is missing"
 OPERATION_LETTERS = frozenset("kpdrem!")
 
 
+def shown(text: str) -> str:
+    """Text quoted back in a message, every character that is not shown on one line (a
+    control, a bidirectional override, a zero-width space) written as its escape: a relayed
+    error must read as it was sent."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
 def invalid(notation: str, reason: str) -> InvalidInput:
     return InvalidInput(
-        f"invalid dice notation '{notation}': {reason}. {HELP}",
+        f"invalid dice notation '{shown(notation)}': {shown(reason)}. {HELP}",
         errors=[{"loc": ["body", "notation"], "msg": reason, "type": "dice_notation"}],
     )
 

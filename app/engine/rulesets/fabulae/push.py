@@ -381,7 +381,8 @@ def check_pushes_left(character: FabulaeCharacter, pushes: int, attribute: str) 
         if not has_talent(character.sheet, talent):
             raise refusal(
                 "FAB-33",
-                f"one push per action; a second needs the talent {talent} on a {attribute} roll",
+                f"one push per action; a second needs the talent {talent}, "
+                f"on a roll based on {attribute}",
             )
 
 
