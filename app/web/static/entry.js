@@ -127,7 +127,8 @@ export function showDetail(panel, entry, ctx) {
   const followUps = entry.follow_ups || [];
   const section = (key, ...content) =>
     el("section", { class: `detail-${key}` }, el("h4", { text: t(`detail.${key}`) }), content);
-  clear(panel).append(
+  // The sections left out are null: dropped here, as the native append prints null as "null".
+  const parts = [
     el(
       "div",
       { class: "detail-head" },
@@ -195,7 +196,8 @@ export function showDetail(panel, entry, ctx) {
           }),
         )
       : null,
-  );
+  ].filter((part) => part !== null && part !== undefined && part !== false);
+  clear(panel).append(...parts);
   if (!entry.redacted && entry.luck && !entry.follows) {
     const box = el("section", { class: "detail-odds" }, el("p", { class: "note", text: t("detail.odds.loading") }));
     panel.append(box);
