@@ -1,7 +1,7 @@
 // An entry's detail: its inputs, dice, result, effects, follow-ups and hashes, its luck, and
 // the odds of the roll asked again of POST /odds (nothing is shown when the API refuses).
 import { drawDice } from "./dice.js";
-import { el, clear } from "./dom.js";
+import { el, clear, markedText } from "./dom.js";
 
 const MAX_ROWS = 80;
 // What the service adds to a request when it prepares it: not part of the body a client sends.
@@ -26,7 +26,7 @@ function table(value, t) {
   return el(
     "dl",
     { class: "fields" },
-    rows.map(([key, text]) => [el("dt", { text: key }), el("dd", { text })]),
+    rows.map(([key, text]) => [el("dt", { text: key }), el("dd", {}, markedText(text))]),
   );
 }
 
@@ -142,7 +142,7 @@ export function showDetail(panel, entry, ctx) {
         },
       }),
     ),
-    el("p", { class: "summary", text: entry.summary || entry.kind }),
+    el("p", { class: "summary" }, markedText(entry.summary || entry.kind)),
     entry.redacted ? null : section("inputs", inputs(entry.request || {}, t)),
     entry.draws && entry.draws.length ? section("draws", drawDice(entry, t)) : null,
     entry.redacted ? null : section("result", table(entry.result || {}, t)),

@@ -1,7 +1,7 @@
 // The log as a timeline: each entry as the sentence a player reads at the table, its dice
 // drawn, follow-ups attached under the roll they changed, hidden entries shown as hidden.
 import { drawDice } from "./dice.js";
-import { el, clear } from "./dom.js";
+import { el, clear, markedText } from "./dom.js";
 
 const FILTERS = ["actor_id", "character_id", "kind", "session", "scene", "visibility"];
 
@@ -156,7 +156,7 @@ export class Timeline {
       "li",
       { class: "entry", dataset: { seq: entry.seq, kind: entry.kind } },
       head,
-      el("p", { class: "summary", text: entry.summary || entry.kind }),
+      el("p", { class: "summary" }, markedText(entry.summary || entry.kind)),
       entry.draws && entry.draws.length ? drawDice(entry, t) : null,
       el("div", { class: "entry-actions" }, foot, open),
     );
