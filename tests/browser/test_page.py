@@ -298,7 +298,15 @@ def test_a_member_sets_the_client_seed_and_the_gm_rotates(
     fairness = api_get(live_server, table.gm_key, f"/campaigns/{campaign_id}/fairness")
     assert fairness["current"]["client_seed"] == "paul-and-gabrielle"
 
+    # Rotating reveals the seed for good: the page asks first, and Cancel changes nothing.
     visible(browser, "#rotate").click()
+    visible(browser, "#rotate-confirm")
+    browser.find_element(By.ID, "rotate-cancel").click()
+    visible(browser, "#rotate")
+    fairness = api_get(live_server, table.gm_key, f"/campaigns/{campaign_id}/fairness")
+    assert fairness["current"]["epoch"] == 1 and not fairness["past"]
+    browser.find_element(By.ID, "rotate").click()
+    visible(browser, "#rotate-yes").click()
     closed = visible(browser, '#tab-fairness .epoch.closed[data-epoch="1"]')
     fairness = api_get(live_server, table.gm_key, f"/campaigns/{campaign_id}/fairness")
     assert fairness["current"]["epoch"] == 2
