@@ -384,10 +384,10 @@ def test_statistics_and_encounters(browser: WebDriver, live_server: str, table: 
     kinds = player.find_elements(By.CSS_SELECTOR, ".kind-stats")
     with_outcomes = [k for k in group["kinds"] if k["outcomes"]]
     assert [k.get_attribute("data-kind") for k in kinds] == [k["kind"] for k in with_outcomes]
-    bars = kinds[0].find_elements(By.CSS_SELECTOR, "svg.chart g.pair")
+    bars = kinds[0].find_elements(By.CSS_SELECTOR, ".chart .pair")
     assert len(bars) == len(with_outcomes[0]["outcomes"])
     dice = browser.find_element(By.CSS_SELECTOR, '#tab-stats .die-stats[data-sides="10"]')
-    assert len(dice.find_elements(By.CSS_SELECTOR, "svg.chart g.pair")) == 10
+    assert len(dice.find_elements(By.CSS_SELECTOR, ".chart .pair")) == 10
 
     open_tab(browser, "encounters")
     encounter = visible(browser, "#tab-encounters .encounter")
