@@ -130,7 +130,9 @@ function fillFilters(ctx) {
   options($("filter-character"), [...ctx.characters.entries()], current.character_id);
   options(
     $("filter-kind"),
-    [...ctx.kinds.keys()].sort().map((kind) => [kind, ctx.kindTitle(kind)]),
+    [...ctx.kinds.keys()]
+      .map((kind) => [kind, ctx.kindTitle(kind)])
+      .sort((a, b) => a[1].localeCompare(b[1], language())),
     current.kind,
   );
   options(
