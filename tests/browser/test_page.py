@@ -163,13 +163,25 @@ def test_filters_ask_the_log_for_what_they_name(
     assert expected == [jdr.seqs["action"], jdr.seqs["joker"], jdr.seqs["dice"]]
     wait(browser).until(lambda d: sorted(timeline_seqs(d)) == expected)
 
+    # A filtered listing leaves out what the player may not see, so "GM only" would show a
+    # player nothing while the timeline shows those entries hidden: the option is disabled.
     browser.find_element(By.ID, "filter-clear").click()
-    Select(browser.find_element(By.ID, "filter-visibility")).select_by_value("gm")
+    gm_only = browser.find_element(By.CSS_SELECTOR, '#filter-visibility option[value="gm"]')
+    assert gm_only.get_attribute("disabled") is not None
+    assert "hidden from you" in gm_only.text
     Select(browser.find_element(By.ID, "filter-player")).select_by_visible_text("Gabrielle")
     browser.find_element(By.ID, "filter-apply").click()
-    # A filtered listing leaves out what the player may not see: the GM's hidden roll too.
-    visible(browser, "#timeline li.note")
-    assert timeline_seqs(browser) == []
+    wait(browser).until(lambda d: jdr.seqs["hidden"] in timeline_seqs(d))
+    hidden = entry(browser, jdr.seqs["hidden"])
+    assert "redacted" in (hidden.get_attribute("class") or "")
+
+    # The GM filters on it and reads the hidden roll.
+    browser.find_element(By.ID, "signout").click()
+    sign_in(browser, live_server, table.gm_key)
+    open_campaign(browser, jdr.name)
+    Select(browser.find_element(By.ID, "filter-visibility")).select_by_value("gm")
+    browser.find_element(By.ID, "filter-apply").click()
+    wait(browser).until(lambda d: timeline_seqs(d) == [jdr.seqs["hidden"]])
 
 
 def test_an_entry_shows_its_inputs_hashes_luck_and_odds(
