@@ -1,12 +1,14 @@
 """The web page as a GM and players read it at the table (the play-test of issue 22): no
 stray "null", a dropped die struck in the sentence, the odds of generic dice, the French page
-without the English it had, and a tab bar and detail that fit a phone."""
+without the English it had, a tab bar and detail that fit a phone, and a Fabulae initiative
+read as its cards."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import httpx
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select
@@ -20,7 +22,7 @@ from tests.browser.page import (
     visible,
     wait,
 )
-from tests.browser.table import Table
+from tests.browser.table import FABULAE_SHEET, Api, Table
 from tests.browser.test_page import DRACULA, api_get
 
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True}
@@ -118,3 +120,58 @@ def test_on_a_phone_the_tabs_fit_and_fields_stack(
         )
         assert overflow <= 0
     wait(browser).until(lambda d: d.execute_script("return innerWidth") != PHONE["width"])
+
+
+def test_a_fabulae_initiative_shows_its_cards_in_turn_order(
+    browser: WebDriver, live_server: str, table: Table
+) -> None:
+    # A campaign of its own: an encounter adds entries the other tests would count.
+    player_id = api_get(live_server, table.player_key, "/users/me")["id"]
+    with httpx.Client(base_url=live_server, timeout=30.0) as http:
+        api = Api(http)
+        campaign = api.campaign(table.gm_key, "Whitechapel", "fabulae-tenebris", player_id)
+        ada = api.character(campaign, table.player_key, "Ada", FABULAE_SHEET)
+        jack = api.character(campaign, table.gm_key, "Jack", FABULAE_SHEET, kind="npc")
+        encounter = api.call(
+            "POST",
+            f"/campaigns/{campaign.id}/encounters",
+            table.gm_key,
+            {
+                "name": "Miller's Court",
+                "combatants": [
+                    {"character_id": ada, "side": "pcs"},
+                    {"character_id": jack, "side": "foes"},
+                ],
+            },
+        )
+        api.call("POST", f"/encounters/{encounter['id']}/initiative", table.gm_key)
+    log = api_get(live_server, table.player_key, f"/campaigns/{campaign.id}/log", limit=50)
+    rolled = next(e for e in log["data"] if e["kind"] == "fabulae.initiative")
+    order = sorted(rolled["result"]["order"], key=lambda row: row["rank"])
+    # FAB initiative by cards: the player reads Ada's card; Jack's is committed, shown as "?".
+    expected = [
+        (row["name"], str(row["card"]) if isinstance(row["card"], int) else "?") for row in order
+    ]
+    assert ("Jack", "?") in expected
+
+    sign_in(browser, live_server, table.player_key)
+    open_campaign(browser, "Whitechapel")
+    card = entry(browser, rolled["seq"])
+    shown = [
+        (
+            item.text.removesuffix(item.find_element(By.CSS_SELECTOR, ".card-value").text),
+            item.find_element(By.CSS_SELECTOR, ".card-value").text,
+        )
+        for item in card.find_elements(By.CSS_SELECTOR, ".init-cards li")
+    ]
+    assert shown == expected
+    assert not card.find_elements(By.CSS_SELECTOR, ".dice svg.die")  # deck positions, not cards
+
+    open_tab(browser, "encounters")
+    visible(browser, "#tab-encounters .encounter")
+    ada_row = browser.find_element(By.CSS_SELECTOR, f'#tab-encounters tr[data-character="{ada}"]')
+    ada_card = next(row["card"] for row in order if row["name"] == "Ada")
+    assert f"card {ada_card}" in ada_row.text
+    jack_row = browser.find_element(By.CSS_SELECTOR, f'#tab-encounters tr[data-character="{jack}"]')
+    assert "card" not in jack_row.text  # an NPC's initiative stays the GM's
+    assert severe_console_errors(browser) == []
