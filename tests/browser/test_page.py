@@ -163,13 +163,20 @@ def test_filters_ask_the_log_for_what_they_name(
     assert expected == [jdr.seqs["action"], jdr.seqs["joker"], jdr.seqs["dice"]]
     wait(browser).until(lambda d: sorted(timeline_seqs(d)) == expected)
 
+    # A filtered listing leaves out what the player may not see, so "GM only" would show a
+    # player nothing while the timeline shows those entries hidden: the option is disabled.
     browser.find_element(By.ID, "filter-clear").click()
+    gm_only = browser.find_element(By.CSS_SELECTOR, '#filter-visibility option[value="gm"]')
+    assert gm_only.get_attribute("disabled") is not None
+    assert "hidden from you" in gm_only.text
+
+    # The GM filters on it and reads the hidden roll.
+    browser.find_element(By.ID, "signout").click()
+    sign_in(browser, live_server, table.gm_key)
+    open_campaign(browser, jdr.name)
     Select(browser.find_element(By.ID, "filter-visibility")).select_by_value("gm")
-    Select(browser.find_element(By.ID, "filter-player")).select_by_visible_text("Gabrielle")
     browser.find_element(By.ID, "filter-apply").click()
-    # A filtered listing leaves out what the player may not see: the GM's hidden roll too.
-    visible(browser, "#timeline li.note")
-    assert timeline_seqs(browser) == []
+    wait(browser).until(lambda d: timeline_seqs(d) == [jdr.seqs["hidden"]])
 
 
 def test_an_entry_shows_its_inputs_hashes_luck_and_odds(
@@ -298,7 +305,15 @@ def test_a_member_sets_the_client_seed_and_the_gm_rotates(
     fairness = api_get(live_server, table.gm_key, f"/campaigns/{campaign_id}/fairness")
     assert fairness["current"]["client_seed"] == "paul-and-gabrielle"
 
+    # Rotating reveals the seed for good: the page asks first, and Cancel changes nothing.
     visible(browser, "#rotate").click()
+    visible(browser, "#rotate-confirm")
+    browser.find_element(By.ID, "rotate-cancel").click()
+    visible(browser, "#rotate")
+    fairness = api_get(live_server, table.gm_key, f"/campaigns/{campaign_id}/fairness")
+    assert fairness["current"]["epoch"] == 1 and not fairness["past"]
+    browser.find_element(By.ID, "rotate").click()
+    visible(browser, "#rotate-yes").click()
     closed = visible(browser, '#tab-fairness .epoch.closed[data-epoch="1"]')
     fairness = api_get(live_server, table.gm_key, f"/campaigns/{campaign_id}/fairness")
     assert fairness["current"]["epoch"] == 2
@@ -376,10 +391,10 @@ def test_statistics_and_encounters(browser: WebDriver, live_server: str, table: 
     kinds = player.find_elements(By.CSS_SELECTOR, ".kind-stats")
     with_outcomes = [k for k in group["kinds"] if k["outcomes"]]
     assert [k.get_attribute("data-kind") for k in kinds] == [k["kind"] for k in with_outcomes]
-    bars = kinds[0].find_elements(By.CSS_SELECTOR, "svg.chart g.pair")
+    bars = kinds[0].find_elements(By.CSS_SELECTOR, ".chart .pair")
     assert len(bars) == len(with_outcomes[0]["outcomes"])
     dice = browser.find_element(By.CSS_SELECTOR, '#tab-stats .die-stats[data-sides="10"]')
-    assert len(dice.find_elements(By.CSS_SELECTOR, "svg.chart g.pair")) == 10
+    assert len(dice.find_elements(By.CSS_SELECTOR, ".chart .pair")) == 10
 
     open_tab(browser, "encounters")
     encounter = visible(browser, "#tab-encounters .encounter")

@@ -6,7 +6,7 @@ import { clear, el } from "./dom.js";
 import { showEncounters } from "./encounters.js";
 import { showDetail } from "./entry.js";
 import { showFairness } from "./fairness.js";
-import { language, number, plural, setLanguage, t, translate } from "./i18n.js";
+import { known, language, number, plural, setLanguage, t, translate } from "./i18n.js";
 import { showStats } from "./stats.js";
 import { Follower, Timeline } from "./timeline.js";
 
@@ -78,7 +78,11 @@ function signOut() {
 
 async function listCampaigns() {
   stopFollowing();
-  const campaigns = await state.api.get("/campaigns", { limit: 200 });
+  const [campaigns, systems] = await Promise.all([
+    state.api.get("/campaigns", { limit: 200 }),
+    state.api.get("/systems").catch(() => ({ data: [] })),
+  ]);
+  const systemNames = new Map(systems.data.map((system) => [system.id, system.name]));
   const list = clear($("campaign-list"));
   if (!campaigns.data.length) list.append(el("li", { class: "note", text: t("campaigns.none") }));
   for (const campaign of campaigns.data) {
@@ -88,7 +92,7 @@ async function listCampaigns() {
         "li",
         { dataset: { campaign: campaign.id } },
         el("a", { href: `#/campaigns/${campaign.id}/log`, class: "campaign-link", text: campaign.name }),
-        el("span", { class: "system", text: campaign.system }),
+        el("span", { class: "system", text: systemNames.get(campaign.system) || campaign.system }),
         el("span", { class: "role", text: t(`campaigns.role.${campaign.role}`) }),
         el("span", {
           class: "count",
@@ -126,7 +130,9 @@ function fillFilters(ctx) {
   options($("filter-character"), [...ctx.characters.entries()], current.character_id);
   options(
     $("filter-kind"),
-    [...ctx.kinds.keys()].sort().map((kind) => [kind, ctx.kindTitle(kind)]),
+    [...ctx.kinds.keys()]
+      .map((kind) => [kind, ctx.kindTitle(kind)])
+      .sort((a, b) => a[1].localeCompare(b[1], language())),
     current.kind,
   );
   options(
@@ -134,6 +140,15 @@ function fillFilters(ctx) {
     VISIBILITIES.map((v) => [v, t(`visibility.${v}`)]),
     current.visibility,
   );
+  // A player sees GM-only entries as hidden entries, which the API leaves out of a filtered
+  // listing: the filter would show nothing. Rather than a filter that looks broken, the option
+  // is disabled for a player and says why (the timeline unfiltered shows them, hidden).
+  if (ctx.campaign.role !== "gm") {
+    const gmOnly = $("filter-visibility").querySelector('option[value="gm"]');
+    gmOnly.disabled = true;
+    gmOnly.textContent = t("filters.visibility.gm_hidden");
+    gmOnly.title = t("filters.visibility.gm_note");
+  }
 }
 
 function liveStatus(status) {
@@ -168,8 +183,15 @@ async function openCampaign(id) {
     api.get(`/campaigns/${id}/characters`, { limit: 200 }),
     api.get(`/systems/${campaign.system}`),
   ]);
+  // The API titles its kinds in English only: the French page names them by their id rather
+  // than mix languages; the kinds every campaign logs are the page's own words.
   const kinds = new Map(system.kinds.map((kind) => [kind.kind, kind.title]));
-  for (const kind of STRUCTURAL_KINDS) if (!kinds.has(kind)) kinds.set(kind, kind.replaceAll("_", " "));
+  for (const kind of STRUCTURAL_KINDS) if (!kinds.has(kind)) kinds.set(kind, kind);
+  const kindTitle = (kind) => {
+    if (known(`kind.${kind}`)) return t(`kind.${kind}`);
+    const title = kinds.get(kind);
+    return title && language() === "en" ? title : kind;
+  };
   const ctx = {
     api,
     campaign,
@@ -183,7 +205,7 @@ async function openCampaign(id) {
     kinds,
     names: (userId) => ctx.members.get(userId) || "",
     characterName: (characterId) => ctx.characters.get(characterId) || "",
-    kindTitle: (kind) => kinds.get(kind) || kind,
+    kindTitle,
     outcomeLabel: (code) => {
       // The system's own words for its outcomes, then what the log's entries said.
       for (const group of Object.values(system.labels || {})) {
@@ -285,7 +307,9 @@ function wire() {
       await route();
     } catch (failure) {
       error.hidden = false;
-      error.textContent = t("signin.failed", { detail: failure.message });
+      // The API's words are English: a refused key is said in the page's language.
+      const detail = failure.status === 401 ? t("signin.unknown_key") : failure.message;
+      error.textContent = t("signin.failed", { detail });
     }
   });
   $("signout").addEventListener("click", signOut);

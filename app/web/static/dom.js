@@ -25,3 +25,22 @@ export function clear(element) {
 export function shortHash(hash) {
   return typeof hash === "string" ? `${hash.slice(0, 12)}…` : "";
 }
+
+// The marks the dice rendering puts in its sentences (`~~9~~` a dropped die, `**8**` a kept or
+// counting one): `~~` and `**` pairs, nothing else of Markdown.
+const MARKS = /~~(.+?)~~|\*\*(.+?)\*\*/g;
+
+/** A sentence from the API as nodes: its marks as struck or bold text, the rest as text (never
+ * parsed as HTML, so the log cannot inject markup). */
+export function markedText(text) {
+  const nodes = [];
+  const source = String(text);
+  let last = 0;
+  for (const match of source.matchAll(MARKS)) {
+    if (match.index > last) nodes.push(document.createTextNode(source.slice(last, match.index)));
+    nodes.push(match[1] !== undefined ? el("s", { text: match[1] }) : el("strong", { text: match[2] }));
+    last = match.index + match[0].length;
+  }
+  if (last < source.length) nodes.push(document.createTextNode(source.slice(last)));
+  return nodes;
+}

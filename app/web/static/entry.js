@@ -1,7 +1,8 @@
 // An entry's detail: its inputs, dice, result, effects, follow-ups and hashes, its luck, and
 // the odds of the roll asked again of POST /odds (nothing is shown when the API refuses).
-import { drawDice } from "./dice.js";
-import { el, clear } from "./dom.js";
+import { el, clear, markedText } from "./dom.js";
+import { initiativeCards, pageSentence } from "./sentences.js";
+import { drawn } from "./timeline.js";
 
 const MAX_ROWS = 80;
 // What the service adds to a request when it prepares it: not part of the body a client sends.
@@ -26,7 +27,7 @@ function table(value, t) {
   return el(
     "dl",
     { class: "fields" },
-    rows.map(([key, text]) => [el("dt", { text: key }), el("dd", { text })]),
+    rows.map(([key, text]) => [el("dt", { text: key }), el("dd", {}, markedText(text))]),
   );
 }
 
@@ -53,7 +54,14 @@ function bar(fraction) {
 
 function oddsChart(odds, happened, ctx) {
   const { t, number } = ctx;
-  const outcomes = (odds && odds.outcomes) || [];
+  let outcomes = (odds && odds.outcomes) || [];
+  if (!outcomes.length) {
+    // Generic dice have no outcomes: their odds are the distribution of totals, and the luck's
+    // outcome is the total rolled.
+    const distributions = (odds && odds.distributions) || [];
+    const totals = distributions.find((d) => d.name === (odds.ranked_by || "total")) || distributions[0];
+    outcomes = totals ? totals.values.map((v) => ({ code: String(v.value), label: String(v.value), probability: v.probability })) : [];
+  }
   if (!outcomes.length) return null;
   return el(
     "ul",
@@ -127,7 +135,8 @@ export function showDetail(panel, entry, ctx) {
   const followUps = entry.follow_ups || [];
   const section = (key, ...content) =>
     el("section", { class: `detail-${key}` }, el("h4", { text: t(`detail.${key}`) }), content);
-  clear(panel).append(
+  // The sections left out are null: dropped here, as the native append prints null as "null".
+  const parts = [
     el(
       "div",
       { class: "detail-head" },
@@ -141,9 +150,13 @@ export function showDetail(panel, entry, ctx) {
         },
       }),
     ),
-    el("p", { class: "summary", text: entry.summary || entry.kind }),
+    el("p", { class: "summary" }, markedText(pageSentence(entry, ctx) || entry.summary || entry.kind)),
     entry.redacted ? null : section("inputs", inputs(entry.request || {}, t)),
-    entry.draws && entry.draws.length ? section("draws", drawDice(entry, t)) : null,
+    initiativeCards(entry)
+      ? section("cards", drawn(entry, t))
+      : entry.draws && entry.draws.length
+        ? section("draws", drawn(entry, t))
+        : null,
     entry.redacted ? null : section("result", table(entry.result || {}, t)),
     entry.redacted
       ? null
@@ -167,7 +180,7 @@ export function showDetail(panel, entry, ctx) {
           el(
             "ul",
             {},
-            followUps.map((f) => el("li", { text: `#${f.seq} ${f.kind}${f.status ? ` (${f.status})` : ""}` })),
+            followUps.map((f) => el("li", { text: `#${f.seq} ${ctx.kindTitle(f.kind)}${f.status ? ` (${f.status})` : ""}` })),
           ),
         )
       : null,
@@ -195,7 +208,8 @@ export function showDetail(panel, entry, ctx) {
           }),
         )
       : null,
-  );
+  ].filter((part) => part !== null && part !== undefined && part !== false);
+  clear(panel).append(...parts);
   if (!entry.redacted && entry.luck && !entry.follows) {
     const box = el("section", { class: "detail-odds" }, el("p", { class: "note", text: t("detail.odds.loading") }));
     panel.append(box);

@@ -34,9 +34,16 @@ export function renderReport(box, report, t) {
     const text = t(`verify.check.${name}`);
     return text === `verify.check.${name}` ? name.replaceAll("_", " ") : text;
   };
+  // The verifier words its reasons as nocturne-verify does (English), each ending on its rule
+  // id: the page says them in its own language when it knows that rule's reason.
+  const reasonText = (reason) => {
+    const rule = /\((FAIR-\d+)\)$/.exec(reason);
+    const key = rule ? `verify.reason.${rule[1]}` : null;
+    return key && t(key) !== key ? t(key) : reason;
+  };
   const reasons = (key, counts) =>
     Object.entries(counts || {}).map(([reason, count]) =>
-      el("li", { class: key }, t(`verify.${key}`, { reason, count })),
+      el("li", { class: key }, t(`verify.${key}`, { reason: reasonText(reason), count })),
     );
   clear(box).append(
     el("p", {
@@ -132,22 +139,52 @@ export async function showFairness(panel, ctx, notice = null) {
     seedControl = el("p", { class: "note", text: t("fairness.client_seed.closed", { seq: current.first_roll_seq }) });
   }
 
-  const rotate =
-    campaign.role === "gm"
-      ? el("button", {
-          id: "rotate",
-          type: "button",
-          text: t("fairness.rotate"),
-          onclick: async () => {
-            try {
-              await api.post(`/campaigns/${campaign.id}/fairness/rotate`);
-              await rerender(t("fairness.rotated"));
-            } catch (error) {
-              say(error.message, true);
-            }
-          },
-        })
-      : null;
+  // Rotating reveals the seed and cannot be undone: the button asks first, in the page (a
+  // stray tap on a phone then costs nothing).
+  let rotate = null;
+  if (campaign.role === "gm") {
+    const confirmBox = el(
+      "div",
+      { id: "rotate-confirm", class: "confirm", role: "alertdialog", hidden: true },
+      el("p", { class: "warning", text: t("fairness.rotate.confirm") }),
+      el("button", {
+        id: "rotate-yes",
+        type: "button",
+        class: "primary",
+        text: t("fairness.rotate.yes"),
+        onclick: async (event) => {
+          event.target.disabled = true;
+          try {
+            await api.post(`/campaigns/${campaign.id}/fairness/rotate`);
+            await rerender(t("fairness.rotated"));
+          } catch (error) {
+            event.target.disabled = false;
+            say(error.message, true);
+          }
+        },
+      }),
+      " ",
+      el("button", {
+        id: "rotate-cancel",
+        type: "button",
+        text: t("fairness.rotate.cancel"),
+        onclick: () => {
+          confirmBox.hidden = true;
+          askButton.hidden = false;
+        },
+      }),
+    );
+    const askButton = el("button", {
+      id: "rotate",
+      type: "button",
+      text: t("fairness.rotate"),
+      onclick: () => {
+        askButton.hidden = true;
+        confirmBox.hidden = false;
+      },
+    });
+    rotate = [askButton, confirmBox];
+  }
 
   const report = el("div", { id: "verify-report", class: "report", hidden: true, "aria-live": "polite" });
   const verifyButton = el("button", {

@@ -138,6 +138,63 @@ const STRINGS = {
     "encounters.initiative": "Initiative",
     "encounters.conditions": "Conditions",
     "encounters.secret": "secret",
+    "signin.unknown_key": "unknown API key; check it was copied whole, or register again",
+    "detail.cards": "Cards drawn",
+    "entry.turn": "Round {round}: {name}'s turn",
+    "entry.round": "A new round begins ({names})",
+    "entry.initiative": "Initiative: {order}",
+    "entry.card.secret": "?",
+    "filters.visibility.gm_hidden": "GM only (hidden from you)",
+    "filters.visibility.gm_note": "GM-only entries show in the log as hidden entries; a player cannot filter them.",
+    "fairness.rotate.confirm": "Rotating reveals this epoch's secret seed and closes the epoch for good: it cannot be undone.",
+    "fairness.rotate.yes": "Reveal the seed and rotate",
+    "fairness.rotate.cancel": "Cancel",
+    "verify.reason.FAIR-13": "hidden from whoever verifies (FAIR-13)",
+    "verify.reason.FAIR-17": "hidden entry given without its entry key (FAIR-17)",
+    "verify.reason.FAIR-4": "its epoch's seed is not revealed yet (FAIR-4)",
+    "encounters.status.setup": "being prepared",
+    "encounters.status.active": "under way",
+    "encounters.status.ended": "ended",
+    "encounters.side.pcs": "player characters",
+    "encounters.side.foes": "foes",
+    "encounters.side.pj": "PCs",
+    "encounters.side.pnj": "NPCs",
+    "encounters.card": "card {card}",
+    "encounters.card.deck": "card {card} (deck {deck})",
+    "condition.broken": "Broken",
+    "condition.dead": "Dead",
+    "condition.destroyed": "Destroyed",
+    "condition.stress": "Stress {value}",
+    "condition.states": "States: {value}",
+    "condition.sequelae": "Sequelae: {value}",
+    "condition.armor": "Armor: {value}",
+    "condition.grappled_by": "Grappled by {value}",
+    "condition.willpower": "Willpower {value}",
+    "condition.health": "Health: {value}",
+    "condition.bashing": "bashing {value}",
+    "condition.lethal": "lethal {value}",
+    "condition.aggravated": "aggravated {value}",
+    "condition.wounds": "Wounds: {value}",
+    "condition.status": "Status: {value}",
+    "condition.code.aiming": "Aiming",
+    "kind.dice": "Generic dice",
+    "kind.session_started": "Session start",
+    "kind.scene_started": "Scene start",
+    "kind.epoch_opened": "Epoch opened",
+    "kind.client_seed_set": "Client seed set",
+    "kind.epoch_closed": "Epoch closed",
+    "kind.sheet_edit": "Sheet edited",
+    "kind.sheet_override": "Sheet overridden",
+    "kind.options_changed": "Options changed",
+    "kind.encounter.created": "Encounter prepared",
+    "kind.encounter.joined": "Joined an encounter",
+    "kind.encounter.left": "Left an encounter",
+    "kind.encounter.turn": "Turn passed",
+    "kind.encounter.ended": "Encounter ended",
+    "kind.disclosed": "Values disclosed",
+    "kind.effects_applied": "Changes applied",
+    "kind.roll_requested": "Roll requested",
+    "kind.roll_request_cancelled": "Roll request cancelled",
     "error.generic": "Something went wrong: {detail}",
   },
   fr: {
@@ -192,7 +249,7 @@ const STRINGS = {
     "detail.inputs": "Entrées",
     "detail.draws": "Dés tirés",
     "detail.result": "Résultat",
-    "detail.sheet": "La fiche de {name} telle que les règles l'ont lue",
+    "detail.sheet": "La fiche {of_name} telle que les règles l'ont lue",
     "detail.effects": "Effets",
     "detail.followups": "Suites",
     "detail.hashes": "Empreintes",
@@ -266,13 +323,70 @@ const STRINGS = {
     "encounters.title": "Rencontres",
     "encounters.none": "Aucune rencontre dans cette campagne.",
     "encounters.round": "Tour {round}",
-    "encounters.turn": "Au tour de {name}",
+    "encounters.turn": "Au tour {of_name}",
     "encounters.status": "État : {status}",
     "encounters.name": "Combattant",
     "encounters.side": "Camp",
     "encounters.initiative": "Initiative",
     "encounters.conditions": "États",
     "encounters.secret": "secret",
+    "signin.unknown_key": "clé d'API inconnue ; vérifiez qu'elle a été copiée en entier, ou inscrivez-vous à nouveau",
+    "detail.cards": "Cartes tirées",
+    "entry.turn": "Tour {round} : à {name} de jouer",
+    "entry.round": "Un nouveau tour commence ({names})",
+    "entry.initiative": "Initiative : {order}",
+    "entry.card.secret": "?",
+    "filters.visibility.gm_hidden": "MJ seul (cachées pour vous)",
+    "filters.visibility.gm_note": "Les entrées « MJ seul » apparaissent dans le journal comme entrées cachées ; un joueur ne peut pas les filtrer.",
+    "fairness.rotate.confirm": "Changer d'époque révèle la graine secrète de cette époque et la clôt définitivement : c'est irréversible.",
+    "fairness.rotate.yes": "Révéler la graine et changer d'époque",
+    "fairness.rotate.cancel": "Annuler",
+    "verify.reason.FAIR-13": "cachées à qui vérifie (FAIR-13)",
+    "verify.reason.FAIR-17": "entrée cachée fournie sans sa clé d'entrée (FAIR-17)",
+    "verify.reason.FAIR-4": "la graine de son époque n'est pas encore révélée (FAIR-4)",
+    "encounters.status.setup": "en préparation",
+    "encounters.status.active": "en cours",
+    "encounters.status.ended": "terminée",
+    "encounters.side.pcs": "personnages joueurs",
+    "encounters.side.foes": "adversaires",
+    "encounters.side.pj": "PJ",
+    "encounters.side.pnj": "PNJ",
+    "encounters.card": "carte {card}",
+    "encounters.card.deck": "carte {card} (paquet {deck})",
+    "condition.broken": "Brisé",
+    "condition.dead": "Mort",
+    "condition.destroyed": "Détruit",
+    "condition.stress": "Stress {value}",
+    "condition.states": "États : {value}",
+    "condition.sequelae": "Séquelles : {value}",
+    "condition.armor": "Armure : {value}",
+    "condition.grappled_by": "Agrippé par {value}",
+    "condition.willpower": "Volonté {value}",
+    "condition.health": "Santé : {value}",
+    "condition.bashing": "contondants {value}",
+    "condition.lethal": "létaux {value}",
+    "condition.aggravated": "aggravés {value}",
+    "condition.wounds": "Blessures : {value}",
+    "condition.status": "Statut : {value}",
+    "condition.code.aiming": "Vise",
+    "kind.dice": "Dés génériques",
+    "kind.session_started": "Début de séance",
+    "kind.scene_started": "Début de scène",
+    "kind.epoch_opened": "Époque ouverte",
+    "kind.client_seed_set": "Graine client fixée",
+    "kind.epoch_closed": "Époque close",
+    "kind.sheet_edit": "Fiche modifiée",
+    "kind.sheet_override": "Fiche corrigée par le MJ",
+    "kind.options_changed": "Options changées",
+    "kind.encounter.created": "Rencontre préparée",
+    "kind.encounter.joined": "Entrée dans une rencontre",
+    "kind.encounter.left": "Sortie d'une rencontre",
+    "kind.encounter.turn": "Tour passé",
+    "kind.encounter.ended": "Rencontre terminée",
+    "kind.disclosed": "Valeurs divulguées",
+    "kind.effects_applied": "Changements appliqués",
+    "kind.roll_requested": "Jet demandé",
+    "kind.roll_request_cancelled": "Demande de jet annulée",
     "error.generic": "Un problème est survenu : {detail}",
   },
 };
@@ -297,10 +411,17 @@ export function setLanguage(next) {
   document.documentElement.lang = next;
 }
 
-/** The page's words for `key`, with {name} placeholders filled from `values`. */
+/** The page's words for `key`, with {name} placeholders filled from `values` ({of_name} from
+ * `name` when not given). */
 export function t(key, values = {}) {
   const text = STRINGS[current][key] ?? STRINGS.en[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? String(values[name]) : `{${name}}`));
+  const filled = "name" in values && !("of_name" in values) ? { ...values, of_name: ofName(values.name) } : values;
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in filled ? String(filled[name]) : `{${name}}`));
+}
+
+/** Whether the page has its own words for `key`. */
+export function known(key) {
+  return STRINGS[current][key] !== undefined || STRINGS.en[key] !== undefined;
 }
 
 /** `key` for a count: its `.one` form where the language says one (French: 0 and 1). */
@@ -308,6 +429,12 @@ export function plural(key, count, values = {}) {
   const form = `${key}.${new Intl.PluralRules(current).select(count)}`;
   const known = STRINGS[current][form] !== undefined || STRINGS.en[form] !== undefined;
   return t(known ? form : key, values);
+}
+
+/** "de Bob", "d'Ada": French elides "de" before a vowel; the {of_name} of a sentence. */
+export function ofName(name) {
+  const text = String(name);
+  return /^[aeiouyàâäéèêëîïôöùûüœæ]/i.test(text) ? `d'${text}` : `de ${text}`;
 }
 
 /** Numbers as the language writes them (a decimal comma in French). */

@@ -1,57 +1,53 @@
-// Statistics as charts drawn in SVG: per player, each kind's observed outcomes against the
+// Statistics as bar charts: per player, each kind's observed outcomes against the
 // expected ones, the mean luck percentile, and the die faces against a uniform count.
 import { el, clear } from "./dom.js";
 import { plural } from "./i18n.js";
 
-const SVG = "http://www.w3.org/2000/svg";
-
-function svg(name, attributes = {}, text) {
-  const element = document.createElementNS(SVG, name);
-  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
-  if (text !== undefined) element.textContent = text;
-  return element;
+/** A bar whose length is `value / max`, its value written after it. Widths go through the
+ * CSSOM, which the page's policy allows (it forbids style attributes). */
+function bar(value, max, className, text) {
+  const fill = el("span", { class: "fill" });
+  fill.style.width = `${Math.max(0, Math.min(1, value / max)) * 100}%`;
+  return el("span", { class: `bar ${className}` }, el("span", { class: "track" }, fill), el("span", { class: "value", text }));
 }
 
-/** Paired bars, observed and expected, one pair per label. */
+/** Paired horizontal bars, observed above expected, one pair per label; labels sit on the
+ * left and wrap, so long outcome names and twenty die faces stay readable on a phone. */
 export function pairedBars(rows, { t, number, observedKey = "stats.observed", expectedKey = "stats.expected" }) {
-  const width = Math.max(220, rows.length * 76 + 20);
-  const height = 170;
-  const top = 14;
-  const base = 120;
   const max = Math.max(1e-9, ...rows.flatMap((row) => [row.observed, row.expected]));
-  const chart = svg("svg", {
-    viewBox: `0 0 ${width} ${height}`,
-    class: "chart",
-    role: "img",
-    preserveAspectRatio: "xMinYMin meet",
-  });
-  chart.append(svg("title", {}, `${t(observedKey)} / ${t(expectedKey)}`));
-  chart.append(svg("line", { x1: 10, y1: base, x2: width - 10, y2: base, class: "axis" }));
-  rows.forEach((row, i) => {
-    const x = 16 + i * 76;
-    const scale = (value) => ((base - top) * value) / max;
-    const observed = scale(row.observed);
-    const expected = scale(row.expected);
-    const group = svg("g", { class: "pair", "data-label": row.label });
-    group.append(
-      svg("rect", { x, y: base - observed, width: 20, height: Math.max(observed, 0.5), class: "observed" }),
-      svg("rect", { x: x + 22, y: base - expected, width: 20, height: Math.max(expected, 0.5), class: "expected" }),
-      svg("text", { x: x + 10, y: base - observed - 3, class: "value" }, number(row.observed, 1)),
-      svg("text", { x: x + 32, y: base - expected - 3, class: "value" }, number(row.expected, 1)),
-      svg("text", { x: x + 21, y: base + 14, class: "label" }, row.label.length > 16 ? `${row.label.slice(0, 15)}…` : row.label),
-    );
-    group.append(svg("title", {}, `${row.label}: ${t(observedKey)} ${number(row.observed, 2)}, ${t(expectedKey)} ${number(row.expected, 2)}`));
-    chart.append(group);
-  });
-  const legend = svg("g", { class: "legend" });
-  legend.append(
-    svg("rect", { x: 12, y: height - 22, width: 12, height: 12, class: "observed" }),
-    svg("text", { x: 28, y: height - 12, class: "legend-text" }, t(observedKey)),
-    svg("rect", { x: 112, y: height - 22, width: 12, height: 12, class: "expected" }),
-    svg("text", { x: 128, y: height - 12, class: "legend-text" }, t(expectedKey)),
+  return el(
+    "figure",
+    { class: "chart", "aria-label": `${t(observedKey)} / ${t(expectedKey)}` },
+    el(
+      "ul",
+      { class: "pairs" },
+      rows.map((row) =>
+        el(
+          "li",
+          {
+            class: "pair",
+            dataset: { label: row.label },
+            title: `${row.label}: ${t(observedKey)} ${number(row.observed, 2)}, ${t(expectedKey)} ${number(row.expected, 2)}`,
+          },
+          el("span", { class: "label", text: row.label }),
+          el(
+            "span",
+            { class: "bars" },
+            bar(row.observed, max, "observed", number(row.observed, 1)),
+            bar(row.expected, max, "expected", number(row.expected, 1)),
+          ),
+        ),
+      ),
+    ),
+    el(
+      "figcaption",
+      { class: "legend" },
+      el("span", { class: "key observed" }),
+      t(observedKey),
+      el("span", { class: "key expected" }),
+      t(expectedKey),
+    ),
   );
-  chart.append(legend);
-  return chart;
 }
 
 function pValue(fit, t, number) {

@@ -1,7 +1,8 @@
 // The log as a timeline: each entry as the sentence a player reads at the table, its dice
 // drawn, follow-ups attached under the roll they changed, hidden entries shown as hidden.
 import { drawDice } from "./dice.js";
-import { el, clear } from "./dom.js";
+import { el, clear, markedText } from "./dom.js";
+import { drawCards, initiativeCards, pageSentence } from "./sentences.js";
 
 const FILTERS = ["actor_id", "character_id", "kind", "session", "scene", "visibility"];
 
@@ -11,6 +12,13 @@ export function timeOf(entry, language) {
     dateStyle: "short",
     timeStyle: "short",
   });
+}
+
+/** What an entry drew: a Fabulae initiative's cards, or the dice. */
+export function drawn(entry, t) {
+  const cards = initiativeCards(entry);
+  if (cards) return drawCards(cards, t);
+  return entry.draws && entry.draws.length ? drawDice(entry, t) : null;
 }
 
 export class Timeline {
@@ -156,8 +164,8 @@ export class Timeline {
       "li",
       { class: "entry", dataset: { seq: entry.seq, kind: entry.kind } },
       head,
-      el("p", { class: "summary", text: entry.summary || entry.kind }),
-      entry.draws && entry.draws.length ? drawDice(entry, t) : null,
+      el("p", { class: "summary" }, markedText(pageSentence(entry, this.ctx) || entry.summary || entry.kind)),
+      drawn(entry, t),
       el("div", { class: "entry-actions" }, foot, open),
     );
   }
