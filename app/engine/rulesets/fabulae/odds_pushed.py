@@ -1,0 +1,258 @@
+"""Exact odds of pushing a roll with consequences (FAB-31/33/37 corrected; issue 21): an
+attack (or the defense entry that rolled it), a death test, a stabilisation, a care or
+FAB-81's Résistance roll.
+
+The push keeps the roller's 1s and 6s and rerolls every 2..5 (FAB-31); the roll is then
+replayed by its own kind's resolve (pushed.py's PushedDice): the other side's dice and the
+dice the roll drew after them stay as recorded (FAB-37), and fresh dice are drawn only where
+the roll now needs more. A kind's roll reads its dice by their sixes and 1s alone (FAB-11,
+FAB-42), so the rerolled dice count by class, as odds_push.py's `rerolled` does: k sixes,
+with or without a 1, each class replayed once with one face standing for its ways. The fresh
+dice an attack may now need are its protection dice (FAB-67), counted by their sixes the
+same way, the binomial ways C(n,s)·5^(n−s). Every other fresh die is refused rather than
+guessed: it would mean the roll reads a die these odds do not count.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from math import comb
+from typing import TYPE_CHECKING, Any, Final
+
+from app.engine.contract import RulesVersion
+from app.engine.errors import refusal
+from app.engine.odds import Odds, outcome_odds
+from app.engine.rulesets.fabulae.damage import FabulaeAttackRequest, protection_dice
+from app.engine.rulesets.fabulae.odds import (
+    PANIC_NOTE,
+    TEST_OUTCOMES,
+    counted,
+    ordered,
+    over_codes,
+)
+from app.engine.rulesets.fabulae.odds_attack import ATTACK_OUTCOMES, GRAPPLE_OUTCOMES
+from app.engine.rulesets.fabulae.odds_push import PRICE_NOTE, SECOND_PUSH_NOTE, rerolled
+from app.engine.rulesets.fabulae.odds_sequelae import DEATH_OUTCOMES
+from app.engine.rulesets.fabulae.pools import FabulaeDice
+from app.engine.rulesets.fabulae.pushed import PushedDice, Replay
+
+if TYPE_CHECKING:
+    from app.engine.rulesets.fabulae.push import FabulaePushRequest
+
+# A face that stands for every 2..5: a Fabulae roll reads none of them (FAB-11, FAB-42).
+BLANK: Final = 2
+STATES_NOTE: Final = (
+    "the states, sequelae and duration dice that follow the damage (FAB-68, FAB-50) are not "
+    "part of these odds"
+)
+
+
+class _FreshSixes:
+    """The fresh dice of one class: the first `sixes` of the `counted` fresh d6 show 6, the
+    others a blank; a fresh die past those is refused unless the kind's reading says the
+    odds read nothing of it (the state dice drawn after an attack's protection)."""
+
+    def __init__(self, counted_dice: int, sixes: int, later_unread: bool, kind: str):
+        self._counted = counted_dice
+        self._sixes = sixes
+        self._later_unread = later_unread
+        self._kind = kind
+        self.drawn = 0
+
+    def roll(self, sides: int) -> int:
+        index = self.drawn
+        self.drawn += 1
+        if index < self._counted and sides == 6:
+            return 6 if index < self._sixes else BLANK
+        if index >= self._counted and self._later_unread:
+            return 1 if sides < BLANK else BLANK
+        raise not_computed(self._kind, "it now draws a die these odds do not count")
+
+    @property
+    def draws(self) -> list[Any]:
+        return []
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the odds of a kind's pushed roll read: its outcomes (worst to best for the
+    roller), the values its own odds count, the fresh d6 that count by their sixes alone,
+    and whether any die drawn after those is unread by the odds."""
+
+    outcomes: Callable[[Replay], tuple[str, ...]]
+    values: Callable[[Any, FabulaeDice], Mapping[str, int]]
+    fresh_sixes: Callable[[Replay], int] = lambda replay: 0
+    later_unread: bool = False
+    notes: tuple[str, ...] = ()
+
+
+def _attack_values(result: Any) -> dict[str, int]:
+    """As the attack odds count them: damage through armor and cover, and the panics."""
+    attacks = result.attacks or []
+    active = any(a.roll.active.outcome == "panic" for a in attacks) or bool(result.panic)
+    passive = any(a.roll.passive.outcome == "panic" for a in attacks)
+    return {
+        "damage": sum(a.through or 0 for a in attacks if a.hit),
+        "panics": int(active) + int(passive),
+    }
+
+
+def _protection(request: Any, result: Any) -> int:
+    """FAB-67: the protection dice a pushed hit draws fresh: none when the roll as it stands
+    hit already (its protection dice were drawn, and are replayed), else armor and cover's."""
+    if any(a.hit for a in result.attacks or []):
+        return 0
+    return protection_dice(request.target.sheet, request.cover)
+
+
+def _defended(replay: Replay) -> tuple[Any, Any]:
+    """A defense entry's attack or grapple: its request and its result as they stand."""
+    request: Any = replay.request
+    result = replay.first.result
+    if request.attack is not None:
+        return request.attack, result.attack
+    return request.grapple, result.grapple
+
+
+def _attacked(replay: Replay) -> bool:
+    return isinstance(_defended(replay)[0], FabulaeAttackRequest)
+
+
+def _defense_values(result: Any, side: FabulaeDice) -> Mapping[str, int]:
+    if result.attack is not None:
+        return _attack_values(result.attack)
+    return _opposed_values(result.grapple, side)
+
+
+def _test_values(result: Any, side: FabulaeDice) -> dict[str, int]:
+    """As a test's odds count it (FAB-11, FAB-42): sixes, Prouesses, panics."""
+    panic = side.outcome == "panic"
+    return {"sixes": side.sixes, "prouesses": side.feats, "panics": int(panic)}
+
+
+def _opposed_values(result: Any, side: FabulaeDice) -> dict[str, int]:
+    """As an opposed roll's odds count it (FAB-36): net sixes, Prouesses, panics."""
+    roll = result.roll
+    return {
+        "net": roll.net,
+        "prouesses": roll.feats,
+        "panics": int(roll.active.outcome == "panic") + int(roll.passive.outcome == "panic"),
+    }
+
+
+READINGS: Final[dict[str, Reading]] = {
+    "fabulae.attack": Reading(
+        outcomes=lambda replay: ATTACK_OUTCOMES,
+        values=lambda result, side: _attack_values(result),
+        fresh_sixes=lambda replay: _protection(replay.request, replay.first.result),
+        later_unread=True,
+        notes=(STATES_NOTE,),
+    ),
+    "fabulae.defend": Reading(
+        outcomes=lambda replay: ATTACK_OUTCOMES if _attacked(replay) else GRAPPLE_OUTCOMES,
+        values=_defense_values,
+        fresh_sixes=lambda replay: _protection(*_defended(replay)) if _attacked(replay) else 0,
+        later_unread=True,
+        notes=(STATES_NOTE,),
+    ),
+    "fabulae.death_test": Reading(outcomes=lambda replay: DEATH_OUTCOMES, values=_test_values),
+    "fabulae.stabilize": Reading(outcomes=lambda replay: TEST_OUTCOMES, values=_test_values),
+    "fabulae.recover": Reading(outcomes=lambda replay: TEST_OUTCOMES, values=_test_values),
+}
+
+
+def not_computed(kind: str, why: str) -> Exception:
+    return refusal(
+        "FAB-31",
+        f"the odds of pushing this {kind} are not computed: {why}; the push itself is still "
+        "made with POST .../rolls. Odds cover pushes of fabulae.action, fabulae.stress_resist, "
+        f"fabulae.opposed, fabulae.oppose and, replayed, {', '.join(sorted(READINGS))}",
+    )
+
+
+def replayed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
+    """Every class of the rerolled dice (and of the fresh protection dice) replayed once
+    through the kind's own resolve, weighted by the faces it stands for."""
+    from app.engine.rulesets.fabulae.push import replay_plan
+
+    plan = replay_plan(request, version)  # the refusals the push makes before any die
+    kind = plan.pushable.kind
+    reading = READINGS.get(kind.name)
+    if reading is None:
+        raise not_computed(
+            kind.name,
+            "its new dice are replayed through what the roll decides (a hold, a power's "
+            "effects, a danger's harm), drawing fresh dice where it now needs more",
+        )
+    side, start = plan.side, plan.pushable.start(plan.first.result)
+    pool = [start + i for i, face in enumerate(side.dice) if face not in (1, 6)]
+    stress = [start + len(side.dice) + i for i, f in enumerate(side.stress_dice) if f not in (1, 6)]
+    fresh = reading.fresh_sixes(plan)
+    codes = reading.outcomes(plan)
+    whole = 6 ** (len(pool) + len(stress) + fresh)
+    outcomes: dict[str, int] = defaultdict(int)
+    laws: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    for (pool_sixes, pool_one), pool_ways in rerolled(len(pool)).items():
+        for (stress_sixes, stress_one), stress_ways in rerolled(len(stress)).items():
+            faces = {
+                **_stand_in(pool, pool_sixes, pool_one),
+                **_stand_in(stress, stress_sixes, stress_one),
+            }
+            for sixes in range(fresh + 1):
+                source = _FreshSixes(fresh, sixes, reading.later_unread, kind.name)
+                dice = PushedDice(plan.recorded, faces, source)
+                result = kind.resolve(plan.request, dice, version)
+                if source.drawn == 0:  # no fresh die: every face of them gives this result
+                    ways = pool_ways * stress_ways * 6**fresh
+                elif source.drawn >= fresh:
+                    ways = pool_ways * stress_ways * comb(fresh, sixes) * 5 ** (fresh - sixes)
+                else:  # protection dice are drawn all together (FAB-67)
+                    raise not_computed(kind.name, "it now draws part of its protection dice")
+                code = _outcome(plan, result.result, codes)
+                new_side = plan.pushable.side(result.result)
+                assert new_side is not None  # the same roll, its dice changed
+                _tally(outcomes, laws, ways, code, new_side, request.absorb)
+                for name, value in reading.values(result.result, new_side).items():
+                    laws[name][value] += ways
+                if source.drawn == 0:
+                    break
+    return Odds(
+        outcomes=outcome_odds(ordered(codes, over_codes(outcomes, whole))),
+        distributions=[counted(name, law, whole) for name, law in laws.items()],
+        notes=[SECOND_PUSH_NOTE, PANIC_NOTE, PRICE_NOTE, *reading.notes],
+    )
+
+
+def _outcome(plan: Replay, result: Any, codes: tuple[str, ...]) -> str:
+    """The replayed roll's outcome as its kind reads it, one of the odds' codes."""
+    read = plan.pushable.kind.outcome
+    found = read(result) if read is not None else None
+    if found is None or found.code not in codes:
+        raise not_computed(plan.pushable.kind.name, "its outcome is not one its odds count")
+    return str(found.code)
+
+
+def _stand_in(positions: list[int], sixes: int, one: bool) -> dict[int, int]:
+    """One face per rerolled die standing for its class: the sixes, then a 1 if there is
+    one, then blanks."""
+    faces = [6] * sixes + [1] * int(one)
+    faces += [BLANK] * (len(positions) - len(faces))
+    return dict(zip(positions, faces, strict=True))
+
+
+def _tally(
+    outcomes: dict[str, int],
+    laws: dict[str, dict[int, int]],
+    ways: int,
+    code: str,
+    side: FabulaeDice,
+    absorb: bool,
+) -> None:
+    """The outcome and the push's price (FAB-31, FAB-32, FAB-34): a 1 in the final set."""
+    outcomes[code] += ways
+    one = any(face == 1 for face in [*side.dice, *side.stress_dice])
+    laws["destiny_spent"][2 if absorb and one else 1] += ways
+    if not absorb:
+        laws["state_price"][int(one)] += ways
