@@ -13,8 +13,10 @@ from app.engine.contract import to_json
 from app.engine.dice import Draw
 from app.engine.errors import RuleRefusal
 from app.engine.rulesets.fabulae.damage import ATTACK
+from app.engine.rulesets.fabulae.dangers import DANGER
 from app.engine.rulesets.fabulae.defense import DEFEND
-from app.engine.rulesets.fabulae.grappling import GRAPPLE
+from app.engine.rulesets.fabulae.grappling import BREAK_FREE, GRAPPLE
+from app.engine.rulesets.fabulae.powers import POWER
 from app.engine.rulesets.fabulae.push import PUSH
 from app.engine.rulesets.fabulae.pushed import PUSHABLE
 from app.engine.rulesets.fabulae.recovery import RECOVER
@@ -244,15 +246,104 @@ def test_FAB_80_pushed_care_odds_match_brute_force(absorb: bool) -> None:
     assert_agrees(PUSH, push, CORRECTED, {**TEST_PUSHED, **price(absorb)})
 
 
-def test_FAB_31_pushed_grapple_odds_stay_refused() -> None:
-    """Not computed yet: refused with the rule, never guessed, after the push's own checks."""
+# --- a grapple, breaking free (FAB-63), a danger's save (FAB-73) ------------------------------
+
+HOLD_PUSHED: Counted = {
+    "net": lambda r: r.net,
+    "prouesses": lambda r: r.feats,
+    "panics": lambda r: int(r.active.outcome == "panic") + int(r.passive.outcome == "panic"),
+}
+
+
+def holder(physique: int = 1, cid: str = ALLY, **over: Any) -> dict[str, Any]:
+    return char(make_sheet({"physique": physique}, **over), cid, "pc")
+
+
+@pytest.mark.parametrize(
+    ("defense", "faces"),
+    [P("none", [2, 3], id="undefended"), P("parry", [2, 6, 6], id="FAB-37-against-the-parry")],
+)
+def test_FAB_63_pushed_grapple_odds_match_brute_force(defense: str, faces: list[int]) -> None:
     body = {
         **clock(),
-        "attacker": char(make_sheet(destiny=1), PC, "pc"),
-        "target": char(make_sheet(), ALLY, "pc"),
-        "defense": "none",
+        "attacker": holder(2, PC, destiny=1),
+        "target": holder(),
+        "defense": defense,
     }
-    push = PUSH.request.model_validate(pushing(GRAPPLE, body, [2, 3, 4]))
+    odds = assert_agrees(
+        PUSH, pushing(GRAPPLE, body, faces), CORRECTED, {**HOLD_PUSHED, **price(False)}
+    )
+    assert [o.code for o in odds.outcomes] == ["impossible", "failure", "grappled"]
+
+
+def test_FAB_62_a_pushed_grapple_through_its_defense_matches_brute_force() -> None:
+    grapple = {
+        **clock(),
+        "attacker": holder(2, PC, destiny=1),
+        "target": holder(),
+        "defense": "parry",
+    }
+    push = pushing(DEFEND, {**clock(), "grapple": grapple}, [3, 6, 6])
+    odds = assert_agrees(PUSH, push, CORRECTED, {**HOLD_PUSHED, **price(False)})
+    assert [o.code for o in odds.outcomes] == ["impossible", "failure", "grappled"]
+
+
+def test_FAB_63_pushed_break_free_odds_match_brute_force() -> None:
+    body = {
+        **clock(),
+        "character": holder(2, PC, destiny=1, grappled_by=ALLY),
+        "holder": holder(),
+    }
+    odds = assert_agrees(
+        PUSH, pushing(BREAK_FREE, body, [3, 6, 6]), CORRECTED, {**HOLD_PUSHED, **price(False)}
+    )
+    assert [o.code for o in odds.outcomes] == ["impossible", "held", "freed"]
+
+
+DANGER_PUSHED: Counted = {
+    "damage": lambda r: r.danger.damage or 0,
+    "panics": lambda r: int((r.active or r).outcome == "panic"),
+}
+
+
+@pytest.mark.parametrize(
+    ("sheet", "danger", "kind", "inputs", "faces", "counted"),
+    [
+        P(
+            {"stress": 1},
+            "drowning",
+            "pc",
+            {},
+            [2, 3],
+            {"sinks": lambda r: int(bool(r.danger.sinks))},
+            id="drowning-float",
+        ),
+        P({}, "drowning", "pc", {"phase": "sink"}, [4], {}, id="drowning-sink"),
+        P({"attributes": {"physique": 2}}, "poison", "pc", {}, [6, 4, 6, 2, 2], {}, id="poison"),
+        P({"stress": 1}, "cold", "npc", {}, [2, 5], {}, id="FAB-68-cold-on-an-npc"),
+    ],
+)
+def test_FAB_73_pushed_danger_save_odds_match_brute_force(
+    sheet: dict[str, Any],
+    danger: str,
+    kind: str,
+    inputs: dict[str, Any],
+    faces: list[int],
+    counted: Counted,
+) -> None:
+    body = combat.danger_req(combat.make_sheet(destiny=1, **sheet), danger, kind, **inputs)
+    push = pushing(DANGER, body, faces)
+    odds = assert_agrees(PUSH, push, CORRECTED, {**DANGER_PUSHED, **counted, **price(False)})
+    assert [o.code for o in odds.outcomes] == ["impossible", "panic", "failure", "success"]
+
+
+def test_FAB_31_pushed_power_odds_stay_refused() -> None:
+    """Not computed yet: refused with the rule, never guessed, after the push's own checks."""
+    caster = combat.make_sheet(
+        skills={"connaissance": 1}, powers=["bolt"], pp=3, pp_max=5, destiny=1
+    )
+    body = combat.power_req(caster, "bolt", 1, [char(combat.make_sheet(), ALLY, "pc")])
+    push = PUSH.request.model_validate(pushing(POWER, body, [2, 3, 4]))
     assert PUSH.odds is not None
     with pytest.raises(RuleRefusal) as said:
         PUSH.odds(push, CORRECTED)

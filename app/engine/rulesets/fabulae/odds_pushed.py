@@ -32,7 +32,12 @@ from app.engine.rulesets.fabulae.odds import (
     ordered,
     over_codes,
 )
-from app.engine.rulesets.fabulae.odds_attack import ATTACK_OUTCOMES, GRAPPLE_OUTCOMES
+from app.engine.rulesets.fabulae.odds_attack import (
+    ATTACK_OUTCOMES,
+    BREAK_FREE_OUTCOMES,
+    GRAPPLE_OUTCOMES,
+)
+from app.engine.rulesets.fabulae.odds_danger import STATES_NOTE as DANGER_STATES_NOTE
 from app.engine.rulesets.fabulae.odds_push import PRICE_NOTE, SECOND_PUSH_NOTE, rerolled
 from app.engine.rulesets.fabulae.odds_sequelae import DEATH_OUTCOMES
 from app.engine.rulesets.fabulae.pools import FabulaeDice
@@ -142,6 +147,15 @@ def _opposed_values(result: Any, side: FabulaeDice) -> dict[str, int]:
     }
 
 
+def _danger_values(result: Any, side: FabulaeDice) -> dict[str, int]:
+    """As a danger's odds count it (FAB-73): the damage, the save's panic, and whether a
+    floater sinks."""
+    values = {"damage": result.damage or 0, "panics": int(side.outcome == "panic")}
+    if result.danger == "drowning" and result.sinks is not None:
+        values["sinks"] = int(result.sinks)
+    return values
+
+
 READINGS: Final[dict[str, Reading]] = {
     "fabulae.attack": Reading(
         outcomes=lambda replay: ATTACK_OUTCOMES,
@@ -156,6 +170,16 @@ READINGS: Final[dict[str, Reading]] = {
         fresh_sixes=lambda replay: _protection(*_defended(replay)) if _attacked(replay) else 0,
         later_unread=True,
         notes=(STATES_NOTE,),
+    ),
+    "fabulae.grapple": Reading(outcomes=lambda replay: GRAPPLE_OUTCOMES, values=_opposed_values),
+    "fabulae.break_free": Reading(
+        outcomes=lambda replay: BREAK_FREE_OUTCOMES, values=_opposed_values
+    ),
+    "fabulae.danger": Reading(
+        outcomes=lambda replay: TEST_OUTCOMES,
+        values=_danger_values,
+        later_unread=True,
+        notes=(DANGER_STATES_NOTE,),
     ),
     "fabulae.death_test": Reading(outcomes=lambda replay: DEATH_OUTCOMES, values=_test_values),
     "fabulae.stabilize": Reading(outcomes=lambda replay: TEST_OUTCOMES, values=_test_values),
