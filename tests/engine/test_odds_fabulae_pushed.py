@@ -24,7 +24,7 @@ from app.engine.rulesets.fabulae.sequelae import DEATH_TEST, STABILIZE
 from tests.engine.fabulae import combat
 from tests.engine.fabulae.core import ALLY, PC, char, clock, entry, follow, make_sheet
 from tests.engine.test_odds_fabulae import ATTACK_COUNTED, Counted, assert_agrees
-from tests.engine.test_odds_fabulae_power_push import PRICED, PUSH_COUNTED
+from tests.engine.test_odds_fabulae_power_push import PRICED, PUSH_COUNTED, caster
 
 P = pytest.param
 CORRECTED = 2
@@ -337,13 +337,49 @@ def test_FAB_73_pushed_danger_save_odds_match_brute_force(
     assert [o.code for o in odds.outcomes] == ["impossible", "panic", "failure", "success"]
 
 
-def test_FAB_31_pushed_power_odds_stay_refused() -> None:
-    """Not computed yet: refused with the rule, never guessed, after the push's own checks."""
-    caster = combat.make_sheet(
-        skills={"connaissance": 1}, powers=["bolt"], pp=3, pp_max=5, destiny=1
+# --- a power's caster roll (FAB-100..102) --------------------------------------------------
+
+POWER_PUSHED: Counted = {
+    "sixes": lambda r: r.sixes,
+    "prouesses": lambda r: r.feats,
+    "panics": lambda r: int(r.outcome == "panic"),
+    "stress_gained": lambda r: r.power.stress_gained,
+}
+
+
+@pytest.mark.parametrize(
+    ("power", "target", "faces", "counted"),
+    [
+        P("bolt", LEATHER, [2, 3, 4], {"through": "through"}, id="FAB-67-bolt-fresh-armor"),
+        P("bolt", LEATHER, [6, 3, 4, 5], {"through": "through"}, id="bolt-armor-replayed"),
+        P("bolt", {}, [3, 1, 6], {"through": "through"}, id="FAB-32-bolt-a-kept-one"),
+        P("light_dark", {}, [2, 5, 3], {"malus": "malus"}, id="FAB-102-light-dark"),
+        P("silence_noise", {}, [6, 4, 2], {"malus": "malus"}, id="FAB-102-silence-noise"),
+    ],
+)
+def test_FAB_102_pushed_power_odds_match_brute_force(
+    power: str, target: dict[str, Any], faces: list[int], counted: dict[str, str]
+) -> None:
+    """Intellect 1 + Connaissance 1 and the PP's stress die (FAB-100, corrected)."""
+    sheet = caster(power, destiny=1)
+    targets = [char(combat.make_sheet(**target), ALLY, "pc")] if power == "bolt" else []
+    body = combat.power_req(sheet, power, 1, targets)
+    read: Counted = {"through": bolt_through, "malus": lambda r: r.power.malus or 0}
+    laws = {**POWER_PUSHED, **{name: read[name] for name in counted}, **price(False)}
+    odds = assert_agrees(PUSH, pushing(POWER, body, faces), CORRECTED, laws)
+    assert [o.code for o in odds.outcomes] == ["impossible", "panic", "failure", "success"]
+
+
+def bolt_through(result: Any) -> int:
+    return sum(hit.through for hit in (result.power.targets or {}).values())
+
+
+def test_FAB_31_a_pushed_drain_odds_stay_refused() -> None:
+    """Not computed: refused with the rule, never guessed, after the push's own checks."""
+    body = combat.power_req(
+        caster("drain", destiny=1), "drain", 1, [char(combat.make_sheet(pp=2), ALLY, "pc")]
     )
-    body = combat.power_req(caster, "bolt", 1, [char(combat.make_sheet(), ALLY, "pc")])
-    push = PUSH.request.model_validate(pushing(POWER, body, [2, 3, 4]))
+    push = PUSH.request.model_validate(pushing(POWER, body, [2, 3, 4, 5]))
     assert PUSH.odds is not None
     with pytest.raises(RuleRefusal) as said:
         PUSH.odds(push, CORRECTED)

@@ -38,6 +38,7 @@ from app.engine.rulesets.fabulae.odds_attack import (
     GRAPPLE_OUTCOMES,
 )
 from app.engine.rulesets.fabulae.odds_danger import STATES_NOTE as DANGER_STATES_NOTE
+from app.engine.rulesets.fabulae.odds_power import STATES_NOTE as POWER_STATES_NOTE
 from app.engine.rulesets.fabulae.odds_push import PRICE_NOTE, SECOND_PUSH_NOTE, rerolled
 from app.engine.rulesets.fabulae.odds_sequelae import DEATH_OUTCOMES
 from app.engine.rulesets.fabulae.pools import FabulaeDice
@@ -91,6 +92,7 @@ class Reading:
     fresh_sixes: Callable[[Replay], int] = lambda replay: 0
     later_unread: bool = False
     notes: tuple[str, ...] = ()
+    not_read: Callable[[Replay], str | None] = lambda replay: None
 
 
 def _attack_values(result: Any) -> dict[str, int]:
@@ -156,6 +158,36 @@ def _danger_values(result: Any, side: FabulaeDice) -> dict[str, int]:
     return values
 
 
+# FAB-102: the powers whose caster's roll a push replays with odds: a test, and what it
+# decides, counted as their own odds count it.
+PUSHED_POWERS: Final = ("bolt", "light_dark", "silence_noise")
+
+
+def _power_values(result: Any, side: FabulaeDice) -> dict[str, int]:
+    values = {**_test_values(result, side), "stress_gained": result.stress_gained}
+    if result.power == "bolt":
+        values["through"] = sum(hit.through for hit in (result.targets or {}).values())
+    else:
+        values["malus"] = result.malus or 0
+    return values
+
+
+def _bolt_protection(replay: Replay) -> int:
+    """FAB-67 through FAB-102: a bolt that now strikes draws its target's armor dice fresh,
+    unless the roll as it stands struck already (its armor dice are replayed)."""
+    request: Any = replay.request
+    if request.power != "bolt" or replay.first.result.targets:
+        return 0
+    return protection_dice(request.targets[0].sheet, 0)
+
+
+def _power_not_read(replay: Replay) -> str | None:
+    power = replay.request.power  # type: ignore[attr-defined]
+    if power in PUSHED_POWERS:
+        return None
+    return f"{power}'s effects are replayed with the new dice, drawing fresh dice (1D3 stolen)"
+
+
 READINGS: Final[dict[str, Reading]] = {
     "fabulae.attack": Reading(
         outcomes=lambda replay: ATTACK_OUTCOMES,
@@ -180,6 +212,14 @@ READINGS: Final[dict[str, Reading]] = {
         values=_danger_values,
         later_unread=True,
         notes=(DANGER_STATES_NOTE,),
+    ),
+    "fabulae.power": Reading(
+        outcomes=lambda replay: TEST_OUTCOMES,
+        values=_power_values,
+        fresh_sixes=_bolt_protection,
+        later_unread=True,
+        notes=(POWER_STATES_NOTE,),
+        not_read=_power_not_read,
     ),
     "fabulae.death_test": Reading(outcomes=lambda replay: DEATH_OUTCOMES, values=_test_values),
     "fabulae.stabilize": Reading(outcomes=lambda replay: TEST_OUTCOMES, values=_test_values),
@@ -210,6 +250,9 @@ def replayed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
             "its new dice are replayed through what the roll decides (a hold, a power's "
             "effects, a danger's harm), drawing fresh dice where it now needs more",
         )
+    why_not = reading.not_read(plan)
+    if why_not is not None:
+        raise not_computed(kind.name, why_not)
     side, start = plan.side, plan.pushable.start(plan.first.result)
     pool = [start + i for i, face in enumerate(side.dice) if face not in (1, 6)]
     stress = [start + len(side.dice) + i for i, f in enumerate(side.stress_dice) if f not in (1, 6)]
