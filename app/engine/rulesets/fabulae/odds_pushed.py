@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from math import comb
 from typing import TYPE_CHECKING, Any, Final
 
@@ -85,7 +86,8 @@ class _FreshSixes:
 class Reading:
     """What the odds of a kind's pushed roll read: its outcomes (worst to best for the
     roller), the values its own odds count, the fresh d6 that count by their sixes alone,
-    and whether any die drawn after those is unread by the odds."""
+    whether any die drawn after those is unread by the odds, why a request is not read
+    (None when it is), and the damage the fresh sixes absorb at most (FAB-67)."""
 
     outcomes: Callable[[Replay], tuple[str, ...]]
     values: Callable[[Any, FabulaeDice], Mapping[str, int]]
@@ -93,6 +95,7 @@ class Reading:
     later_unread: bool = False
     notes: tuple[str, ...] = ()
     not_read: Callable[[Replay], str | None] = lambda replay: None
+    absorbs: Callable[[Any], int | None] = lambda result: None
 
 
 def _attack_values(result: Any) -> dict[str, int]:
@@ -104,6 +107,12 @@ def _attack_values(result: Any) -> dict[str, int]:
         "damage": sum(a.through or 0 for a in attacks if a.hit),
         "panics": int(active) + int(passive),
     }
+
+
+def _hit_damage(result: Any) -> int | None:
+    """The damage a hit brings to its protection dice (FAB-66), which absorb it at most."""
+    hits = [a.damage for a in result.attacks or [] if a.hit]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _protection(request: Any, result: Any) -> int:
@@ -181,6 +190,10 @@ def _bolt_protection(replay: Replay) -> int:
     return protection_dice(request.targets[0].sheet, 0)
 
 
+def _bolt_damage(result: Any) -> int | None:
+    return max((hit.damage for hit in (result.targets or {}).values()), default=None)
+
+
 def _power_not_read(replay: Replay) -> str | None:
     power = replay.request.power  # type: ignore[attr-defined]
     if power in PUSHED_POWERS:
@@ -193,6 +206,7 @@ READINGS: Final[dict[str, Reading]] = {
         outcomes=lambda replay: ATTACK_OUTCOMES,
         values=lambda result, side: _attack_values(result),
         fresh_sixes=lambda replay: _protection(replay.request, replay.first.result),
+        absorbs=lambda result: _hit_damage(result),
         later_unread=True,
         notes=(STATES_NOTE,),
     ),
@@ -200,6 +214,7 @@ READINGS: Final[dict[str, Reading]] = {
         outcomes=lambda replay: ATTACK_OUTCOMES if _attacked(replay) else GRAPPLE_OUTCOMES,
         values=_defense_values,
         fresh_sixes=lambda replay: _protection(*_defended(replay)) if _attacked(replay) else 0,
+        absorbs=lambda result: _hit_damage(result.attack) if result.attack is not None else None,
         later_unread=True,
         notes=(STATES_NOTE,),
     ),
@@ -217,6 +232,9 @@ READINGS: Final[dict[str, Reading]] = {
         outcomes=lambda replay: TEST_OUTCOMES,
         values=_power_values,
         fresh_sixes=_bolt_protection,
+        absorbs=lambda result: max(
+            (hit.damage for hit in (result.targets or {}).values()), default=None
+        ),
         later_unread=True,
         notes=(POWER_STATES_NOTE,),
         not_read=_power_not_read,
@@ -237,6 +255,19 @@ def not_computed(kind: str, why: str) -> Exception:
 
 
 def replayed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
+    """The odds, kept for the same request (its JSON) and rules version: a large pool
+    replays its roll a few hundred times."""
+    return _odds_of_request(request.model_dump_json(), version)
+
+
+@lru_cache(maxsize=128)
+def _odds_of_request(request: str, version: RulesVersion) -> Odds:
+    from app.engine.rulesets.fabulae.push import FabulaePushRequest
+
+    return computed_odds(FabulaePushRequest.model_validate_json(request), version)
+
+
+def computed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
     """Every class of the rerolled dice (and of the fresh protection dice) replayed once
     through the kind's own resolve, weighted by the faces it stands for."""
     from app.engine.rulesets.fabulae.push import replay_plan
@@ -261,30 +292,30 @@ def replayed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
     whole = 6 ** (len(pool) + len(stress) + fresh)
     outcomes: dict[str, int] = defaultdict(int)
     laws: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
-    for (pool_sixes, pool_one), pool_ways in rerolled(len(pool)).items():
-        for (stress_sixes, stress_one), stress_ways in rerolled(len(stress)).items():
-            faces = {
-                **_stand_in(pool, pool_sixes, pool_one),
-                **_stand_in(stress, stress_sixes, stress_one),
-            }
-            for sixes in range(fresh + 1):
-                source = _FreshSixes(fresh, sixes, reading.later_unread, kind.name)
-                dice = PushedDice(plan.recorded, faces, source)
-                result = kind.resolve(plan.request, dice, version)
-                if source.drawn == 0:  # no fresh die: every face of them gives this result
-                    ways = pool_ways * stress_ways * 6**fresh
-                elif source.drawn >= fresh:
-                    ways = pool_ways * stress_ways * comb(fresh, sixes) * 5 ** (fresh - sixes)
-                else:  # protection dice are drawn all together (FAB-67)
-                    raise not_computed(kind.name, "it now draws part of its protection dice")
-                code = _outcome(plan, result.result, codes)
-                new_side = plan.pushable.side(result.result)
-                assert new_side is not None  # the same roll, its dice changed
-                _tally(outcomes, laws, ways, code, new_side, request.absorb)
-                for name, value in reading.values(result.result, new_side).items():
-                    laws[name][value] += ways
-                if source.drawn == 0:
-                    break
+    for faces, rerolled_ways in stand_ins(pool, stress).items():
+        sixes = 0
+        while sixes <= fresh:
+            source = _FreshSixes(fresh, sixes, reading.later_unread, kind.name)
+            dice = PushedDice(plan.recorded, dict(faces), source)
+            result = kind.resolve(plan.request, dice, version).result
+            if source.drawn == 0:  # no fresh die: every face of them gives this result
+                last = fresh
+            elif source.drawn >= fresh:
+                # FAB-67: sixes beyond the damage absorb nothing more: one result for them all.
+                absorbed = reading.absorbs(result)
+                last = fresh if absorbed is not None and sixes >= absorbed else sixes
+            else:  # protection dice are drawn all together (FAB-67)
+                raise not_computed(kind.name, "it now draws part of its protection dice")
+            ways = rerolled_ways * sum(
+                comb(fresh, k) * 5 ** (fresh - k) for k in range(sixes, last + 1)
+            )
+            code = _outcome(plan, result, codes)
+            new_side = plan.pushable.side(result)
+            assert new_side is not None  # the same roll, its dice changed
+            _tally(outcomes, laws, ways, code, new_side, request.absorb)
+            for name, value in reading.values(result, new_side).items():
+                laws[name][value] += ways
+            sixes = last + 1
     return Odds(
         outcomes=outcome_odds(ordered(codes, over_codes(outcomes, whole))),
         distributions=[counted(name, law, whole) for name, law in laws.items()],
@@ -299,6 +330,25 @@ def _outcome(plan: Replay, result: Any, codes: tuple[str, ...]) -> str:
     if found is None or found.code not in codes:
         raise not_computed(plan.pushable.kind.name, "its outcome is not one its odds count")
     return str(found.code)
+
+
+def stand_ins(pool: list[int], stress: list[int]) -> dict[tuple[tuple[int, int], ...], int]:
+    """The rerolled dice by class, each as one face per position and its ways. A roll reads
+    its sixes all together, pool and stress dice alike (FAB-11), a 1 on a stress die as
+    Panic (FAB-42) and a 1 anywhere as the push's price (FAB-32): classes with the same
+    sixes and the same 1s are one."""
+    classes: dict[tuple[int, bool, bool], tuple[dict[int, int], int]] = {}
+    for (pool_sixes, pool_one), pool_ways in rerolled(len(pool)).items():
+        for (stress_sixes, stress_one), stress_ways in rerolled(len(stress)).items():
+            key = (pool_sixes + stress_sixes, pool_one, stress_one)
+            faces, ways = classes.get(key, (None, 0))
+            if faces is None:
+                faces = {
+                    **_stand_in(pool, pool_sixes, pool_one),
+                    **_stand_in(stress, stress_sixes, stress_one),
+                }
+            classes[key] = (faces, ways + pool_ways * stress_ways)
+    return {tuple(sorted(faces.items())): ways for faces, ways in classes.values()}
 
 
 def _stand_in(positions: list[int], sixes: int, one: bool) -> dict[int, int]:
