@@ -374,13 +374,37 @@ def bolt_through(result: Any) -> int:
     return sum(hit.through for hit in (result.power.targets or {}).values())
 
 
-def test_FAB_31_a_pushed_drain_odds_stay_refused() -> None:
-    """Not computed: refused with the rule, never guessed, after the push's own checks."""
+@pytest.mark.parametrize(
+    ("target_pp", "faces"),
+    [
+        P(2, [2, 3, 4, 6], id="FAB-101-a-loss-pushed-draws-its-1d3"),
+        P(1, [6, 6, 3, 6, 2], id="FAB-101-a-win-pushed-keeps-its-1d3"),
+    ],
+)
+def test_FAB_101_pushed_drain_odds_match_brute_force(target_pp: int, faces: list[int]) -> None:
+    """The caster's two dice and the PP's stress die against the target's Intellect die."""
     body = combat.power_req(
-        caster("drain", destiny=1), "drain", 1, [char(combat.make_sheet(pp=2), ALLY, "pc")]
+        caster("drain", destiny=1), "drain", 1, [char(combat.make_sheet(pp=target_pp), ALLY, "pc")]
     )
-    push = PUSH.request.model_validate(pushing(POWER, body, [2, 3, 4, 5]))
+    laws: Counted = {
+        "net": lambda r: r.net,
+        "prouesses": lambda r: r.feats,
+        "panics": lambda r: int(r.active.outcome == "panic") + int(r.passive.outcome == "panic"),
+        "stolen": lambda r: r.power.stolen or 0,
+        "stress_gained": lambda r: r.power.stress_gained,
+        **price(False),
+    }
+    odds = assert_agrees(PUSH, pushing(POWER, body, faces), CORRECTED, laws)
+    assert [o.code for o in odds.outcomes] == ["impossible", "panic", "failure", "success"]
+
+
+def test_FAB_31_a_pushed_power_without_a_casters_roll_is_refused() -> None:
+    """A blast rolls its targets' saves, not the caster's: nothing to push, nor odds of it."""
+    body = combat.power_req(
+        caster("blast", destiny=1), "blast", 1, [char(combat.make_sheet(), ALLY, "pc")]
+    )
+    push = PUSH.request.model_validate(pushing(POWER, body, [2]))
     assert PUSH.odds is not None
     with pytest.raises(RuleRefusal) as said:
         PUSH.odds(push, CORRECTED)
-    assert said.value.rule == "FAB-31" and "not computed" in said.value.detail
+    assert said.value.rule == "FAB-31" and "no roll" in said.value.detail

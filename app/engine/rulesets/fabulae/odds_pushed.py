@@ -16,7 +16,7 @@ guessed: it would mean the roll reads a die these odds do not count.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
@@ -43,6 +43,7 @@ from app.engine.rulesets.fabulae.odds_power import STATES_NOTE as POWER_STATES_N
 from app.engine.rulesets.fabulae.odds_push import PRICE_NOTE, SECOND_PUSH_NOTE, rerolled
 from app.engine.rulesets.fabulae.odds_sequelae import DEATH_OUTCOMES
 from app.engine.rulesets.fabulae.pools import FabulaeDice
+from app.engine.rulesets.fabulae.powers import DRAIN_DIE
 from app.engine.rulesets.fabulae.pushed import PushedDice, Replay
 
 if TYPE_CHECKING:
@@ -58,21 +59,29 @@ STATES_NOTE: Final = (
 
 class _FreshSixes:
     """The fresh dice of one class: the first `sixes` of the `counted` fresh d6 show 6, the
-    others a blank; a fresh die past those is refused unless the kind's reading says the
-    odds read nothing of it (the state dice drawn after an attack's protection)."""
+    others a blank; the die after them shows `face` when the kind reads it by its face (a
+    drain's 1D3); a fresh die past those is refused unless the kind's reading says the odds
+    read nothing of it (the state dice drawn after an attack's protection)."""
 
-    def __init__(self, counted_dice: int, sixes: int, later_unread: bool, kind: str):
+    def __init__(
+        self, counted_dice: int, sixes: int, face: tuple[int, int], later_unread: bool, kind: str
+    ):
         self._counted = counted_dice
         self._sixes = sixes
+        self._face_die, self._face = face
         self._later_unread = later_unread
         self._kind = kind
         self.drawn = 0
+        self.face_drawn = False
 
     def roll(self, sides: int) -> int:
         index = self.drawn
         self.drawn += 1
         if index < self._counted and sides == 6:
             return 6 if index < self._sixes else BLANK
+        if index == self._counted and self._face_die and sides == self._face_die:
+            self.face_drawn = True
+            return self._face
         if index >= self._counted and self._later_unread:
             return 1 if sides < BLANK else BLANK
         raise not_computed(self._kind, "it now draws a die these odds do not count")
@@ -96,6 +105,7 @@ class Reading:
     notes: tuple[str, ...] = ()
     not_read: Callable[[Replay], str | None] = lambda replay: None
     absorbs: Callable[[Any], int | None] = lambda result: None
+    face_die: Callable[[Replay], int] = lambda replay: 0
 
 
 def _attack_values(result: Any) -> dict[str, int]:
@@ -169,10 +179,13 @@ def _danger_values(result: Any, side: FabulaeDice) -> dict[str, int]:
 
 # FAB-102: the powers whose caster's roll a push replays with odds: a test, and what it
 # decides, counted as their own odds count it.
-PUSHED_POWERS: Final = ("bolt", "light_dark", "silence_noise")
+PUSHED_POWERS: Final = ("bolt", "light_dark", "silence_noise", "drain")
 
 
 def _power_values(result: Any, side: FabulaeDice) -> dict[str, int]:
+    if result.power == "drain":  # FAB-101: an opposed roll, and the PP it steals
+        values = {**_opposed_values(result, side), "stolen": result.stolen or 0}
+        return {**values, "stress_gained": result.stress_gained}
     values = {**_test_values(result, side), "stress_gained": result.stress_gained}
     if result.power == "bolt":
         values["through"] = sum(hit.through for hit in (result.targets or {}).values())
@@ -194,11 +207,19 @@ def _bolt_damage(result: Any) -> int | None:
     return max((hit.damage for hit in (result.targets or {}).values()), default=None)
 
 
+def _drain_die(replay: Replay) -> int:
+    """FAB-101: a drain that now wins draws its 1D3 fresh, unless it won already."""
+    request: Any = replay.request
+    if request.power != "drain" or replay.first.result.stolen is not None:
+        return 0
+    return DRAIN_DIE
+
+
 def _power_not_read(replay: Replay) -> str | None:
     power = replay.request.power  # type: ignore[attr-defined]
     if power in PUSHED_POWERS:
         return None
-    return f"{power}'s effects are replayed with the new dice, drawing fresh dice (1D3 stolen)"
+    return f"{power} rolls no caster's roll these odds replay"
 
 
 READINGS: Final[dict[str, Reading]] = {
@@ -238,6 +259,7 @@ READINGS: Final[dict[str, Reading]] = {
         later_unread=True,
         notes=(POWER_STATES_NOTE,),
         not_read=_power_not_read,
+        face_die=lambda replay: _drain_die(replay),
     ),
     "fabulae.death_test": Reading(outcomes=lambda replay: DEATH_OUTCOMES, values=_test_values),
     "fabulae.stabilize": Reading(outcomes=lambda replay: TEST_OUTCOMES, values=_test_values),
@@ -292,35 +314,55 @@ def computed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
     whole = 6 ** (len(pool) + len(stress) + fresh)
     outcomes: dict[str, int] = defaultdict(int)
     laws: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    face_die = reading.face_die(plan)
+    if face_die and fresh:  # no kind draws both; their classes would not be counted apart
+        raise not_computed(kind.name, "it now draws protection dice and a die read by its face")
+    whole *= max(1, face_die)
     for faces, rerolled_ways in stand_ins(pool, stress).items():
-        sixes = 0
-        while sixes <= fresh:
-            source = _FreshSixes(fresh, sixes, reading.later_unread, kind.name)
-            dice = PushedDice(plan.recorded, dict(faces), source)
-            result = kind.resolve(plan.request, dice, version).result
-            if source.drawn == 0:  # no fresh die: every face of them gives this result
-                last = fresh
-            elif source.drawn >= fresh:
-                # FAB-67: sixes beyond the damage absorb nothing more: one result for them all.
-                absorbed = reading.absorbs(result)
-                last = fresh if absorbed is not None and sixes >= absorbed else sixes
-            else:  # protection dice are drawn all together (FAB-67)
-                raise not_computed(kind.name, "it now draws part of its protection dice")
-            ways = rerolled_ways * sum(
-                comb(fresh, k) * 5 ** (fresh - k) for k in range(sixes, last + 1)
-            )
+        for result, ways in _replays(plan, reading, dict(faces), fresh, face_die, version):
             code = _outcome(plan, result, codes)
             new_side = plan.pushable.side(result)
             assert new_side is not None  # the same roll, its dice changed
-            _tally(outcomes, laws, ways, code, new_side, request.absorb)
+            _tally(outcomes, laws, rerolled_ways * ways, code, new_side, request.absorb)
             for name, value in reading.values(result, new_side).items():
-                laws[name][value] += ways
-            sixes = last + 1
+                laws[name][value] += rerolled_ways * ways
     return Odds(
         outcomes=outcome_odds(ordered(codes, over_codes(outcomes, whole))),
         distributions=[counted(name, law, whole) for name, law in laws.items()],
         notes=[SECOND_PUSH_NOTE, PANIC_NOTE, PRICE_NOTE, *reading.notes],
     )
+
+
+def _replays(
+    plan: Replay,
+    reading: Reading,
+    faces: dict[int, int],
+    fresh: int,
+    face_die: int,
+    version: RulesVersion,
+) -> Iterator[tuple[Any, int]]:
+    """The roll replayed with one class of its rerolled dice, for each class of the fresh
+    dice it draws, with the ways of that class out of 6^fresh times the face die's sides."""
+    kind = plan.pushable.kind
+    for face in range(1, face_die + 1) if face_die else (0,):
+        sixes = 0
+        while sixes <= fresh:
+            source = _FreshSixes(fresh, sixes, (face_die, face), reading.later_unread, kind.name)
+            result = kind.resolve(plan.request, PushedDice(plan.recorded, faces, source), version)
+            if source.drawn == 0:  # no fresh die: every face of them gives this result
+                last = fresh
+            elif source.drawn >= fresh:
+                # FAB-67: sixes beyond the damage absorb nothing more: one result for all.
+                absorbed = reading.absorbs(result.result)
+                last = fresh if absorbed is not None and sixes >= absorbed else sixes
+            else:  # protection dice are drawn all together (FAB-67)
+                raise not_computed(kind.name, "it now draws part of its protection dice")
+            ways = sum(comb(fresh, k) * 5 ** (fresh - k) for k in range(sixes, last + 1))
+            # A face die not drawn: every one of its faces gives this result.
+            yield result.result, ways * (1 if source.face_drawn else max(1, face_die))
+            sixes = last + 1
+        if not source.face_drawn:
+            return
 
 
 def _outcome(plan: Replay, result: Any, codes: tuple[str, ...]) -> str:
