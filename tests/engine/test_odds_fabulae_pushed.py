@@ -23,7 +23,7 @@ from app.engine.rulesets.fabulae.recovery import RECOVER
 from app.engine.rulesets.fabulae.sequelae import DEATH_TEST, STABILIZE
 from tests.engine.fabulae import combat
 from tests.engine.fabulae.core import ALLY, PC, char, clock, entry, follow, make_sheet
-from tests.engine.test_odds_fabulae import ATTACK_COUNTED, Counted, assert_agrees
+from tests.engine.test_odds_fabulae import ATTACK_COUNTED, Counted, assert_agrees, broken
 from tests.engine.test_odds_fabulae_power_push import PRICED, PUSH_COUNTED, caster
 
 P = pytest.param
@@ -244,6 +244,17 @@ def test_FAB_80_pushed_care_odds_match_brute_force(absorb: bool) -> None:
     }
     push = pushing(RECOVER, body, [5, 1, 3], absorb=absorb)
     assert_agrees(PUSH, push, CORRECTED, {**TEST_PUSHED, **price(absorb)})
+
+
+def test_FAB_81_pushed_broken_resistance_odds_match_brute_force() -> None:
+    """The Résistance roll of a Broken character (FAB-81), pushed by the patient."""
+    body = {
+        **clock(),
+        "mode": "broken_resistance",
+        "patient": char(broken("physical", 4, destiny=1, stress=1)),
+    }
+    push = pushing(RECOVER, body, [6, 2, 5])
+    assert_agrees(PUSH, push, CORRECTED, {**TEST_PUSHED, **price(False)})
 
 
 # --- a grapple, breaking free (FAB-63), a danger's save (FAB-73) ------------------------------
