@@ -135,14 +135,20 @@ def test_FAB_42_a_pushed_attack_with_a_stress_die_matches_brute_force() -> None:
     assert_agrees(PUSH, push, CORRECTED, {**PUSHED_ATTACK, **price(False)})
 
 
-def test_FAB_68_a_pushed_hit_on_an_npc_reads_no_state_die() -> None:
+@pytest.mark.parametrize(
+    ("target", "faces"),
+    [P({}, [6, 2], id="a-hit-pushed"), P(LEATHER, [2, 3], id="a-miss-pushed-fresh-states")],
+)
+def test_FAB_68_a_pushed_attack_on_an_npc_reads_no_state_die(
+    target: dict[str, Any], faces: list[int]
+) -> None:
     """An NPC's states are rolled after the damage (FAB-68): the odds leave them out, and
     the damage and panics they read are those of every state die."""
     shooter = combat.attacker_sheet(destiny=2)
-    body = combat.attack_req(shooter, combat.make_sheet(), "ranged", "revolver")
+    body = combat.attack_req(shooter, combat.make_sheet(**target), "ranged", "revolver")
     request = ATTACK.request.model_validate(body)
     assert request.target.kind == "npc"
-    push = pushing(ATTACK, body, [6, 2])
+    push = pushing(ATTACK, body, faces)
     assert_agrees(PUSH, push, CORRECTED, {**PUSHED_ATTACK, **price(False)})
 
 
