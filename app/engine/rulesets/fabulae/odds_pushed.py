@@ -1,16 +1,19 @@
 """Exact odds of pushing a roll with consequences (FAB-31/33/37 corrected; issue 21): an
-attack (or the defense entry that rolled it), a death test, a stabilisation, a care or
-FAB-81's Résistance roll.
+attack (or the defense entry that rolled it or a grapple), a grapple, breaking free, a death
+test, a stabilisation, a care or FAB-81's Résistance roll, a danger's save, and a power's
+caster roll (bolt, light_dark, silence_noise, drain).
 
 The push keeps the roller's 1s and 6s and rerolls every 2..5 (FAB-31); the roll is then
 replayed by its own kind's resolve (pushed.py's PushedDice): the other side's dice and the
 dice the roll drew after them stay as recorded (FAB-37), and fresh dice are drawn only where
-the roll now needs more. A kind's roll reads its dice by their sixes and 1s alone (FAB-11,
-FAB-42), so the rerolled dice count by class, as odds_push.py's `rerolled` does: k sixes,
-with or without a 1, each class replayed once with one face standing for its ways. The fresh
-dice an attack may now need are its protection dice (FAB-67), counted by their sixes the
-same way, the binomial ways C(n,s)·5^(n−s). Every other fresh die is refused rather than
-guessed: it would mean the roll reads a die these odds do not count.
+the roll now needs more. A roll reads its dice by their sixes and 1s alone (FAB-11, FAB-42,
+FAB-32), so the rerolled dice count by class (how many sixes, a 1 among the pool dice or
+not, among the stress dice or not), each class replayed once with one face standing for
+its ways. The fresh dice a roll may now need are counted the same way: an attack's or a
+bolt's protection dice by their sixes (FAB-67), the binomial ways C(n,s)·5^(n−s), sixes
+beyond the damage in one replay; a drain's 1D3 by each face (FAB-101). Any other fresh die
+is refused rather than guessed, unless what the odds count is read before it (the state
+dice after an attack's damage, FAB-68).
 """
 
 from __future__ import annotations
