@@ -5,12 +5,13 @@ protection dice drawn where a push turns a miss into a hit (FAB-67)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
 
 from app.engine.contract import to_json
-from app.engine.dice import Draw
+from app.engine.dice import Draw, HmacDiceStream
 from app.engine.errors import RuleRefusal
 from app.engine.rulesets.fabulae.damage import ATTACK
 from app.engine.rulesets.fabulae.dangers import DANGER
@@ -21,9 +22,10 @@ from app.engine.rulesets.fabulae.push import PUSH
 from app.engine.rulesets.fabulae.pushed import PUSHABLE
 from app.engine.rulesets.fabulae.recovery import RECOVER
 from app.engine.rulesets.fabulae.sequelae import DEATH_TEST, STABILIZE
+from app.services.stats import chi_square_survival
 from tests.engine.fabulae import combat
 from tests.engine.fabulae.core import ALLY, PC, char, clock, entry, follow, make_sheet
-from tests.engine.test_odds_fabulae import ATTACK_COUNTED, Counted, assert_agrees, broken
+from tests.engine.test_odds_fabulae import ATTACK_COUNTED, Counted, assert_agrees, broken, exact
 from tests.engine.test_odds_fabulae_power_push import PRICED, PUSH_COUNTED, caster
 
 P = pytest.param
@@ -425,3 +427,31 @@ def test_FAB_31_a_pushed_power_without_a_casters_roll_is_refused() -> None:
     with pytest.raises(RuleRefusal) as said:
         PUSH.odds(push, CORRECTED)
     assert said.value.rule == "FAB-31" and "no roll" in said.value.detail
+
+
+def test_pushed_attack_odds_agree_with_the_real_stream() -> None:
+    """10,000 pushes of one missed shot from the campaign stream against the exact odds
+    (FAB-31): hit or miss, and the damage through the target's armor die drawn fresh
+    (FAB-67)."""
+    shooter = combat.attacker_sheet(destiny=2)
+    body = combat.attack_req(
+        shooter, combat.make_sheet(**LEATHER), "ranged", "revolver", target_kind="pc"
+    )
+    request = PUSH.request.model_validate(pushing(ATTACK, body, [2, 3]))
+    assert PUSH.odds is not None
+    outcomes, laws = exact(PUSH.odds(request, CORRECTED))
+    draws = 10_000
+    seen: dict[str, Counter[int | str]] = {"outcome": Counter(), "damage": Counter()}
+    for nonce in range(draws):
+        stream = HmacDiceStream(bytes(range(32)), "fabulae-pushed-odds", 1, "chi", nonce)
+        result = PUSH.resolve(request, stream, CORRECTED).result
+        assert PUSH.outcome is not None
+        seen["outcome"][PUSH.outcome(result).code] += 1
+        seen["damage"][PUSHED_ATTACK["damage"](result)] += 1
+    for name, law in (("outcome", outcomes), ("damage", laws["damage"])):
+        live = {value: p for value, p in law.items() if p}
+        assert set(seen[name]) <= set(live)
+        statistic = sum(
+            (seen[name][v] - draws * float(p)) ** 2 / (draws * float(p)) for v, p in live.items()
+        )
+        assert chi_square_survival(len(live) - 1, statistic) > 0.001, (name, statistic, seen)
