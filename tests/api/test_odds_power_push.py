@@ -92,9 +92,11 @@ def test_FAB_31_a_pushs_odds_and_the_luck_of_the_push(
     _assert_luck(_luck(client, campaign, gm, pushed), odds, "success")
 
 
-def test_FAB_31_a_pushed_attack_is_refused_odds_with_the_reason(
+def test_FAB_31_a_pushed_attacks_odds_and_the_luck_of_the_push(
     client, make_campaign, make_character, gm, forced_dice
 ):
+    """Corrected, the push replays the attack with its new dice (FAB-31): its odds are the
+    replayed attack's, hit or miss and the damage through, and the push's luck reads them."""
     campaign = make_campaign("fabulae-tenebris")
     armed = {**FABULAE_SHEET, "weapons": [{"id": "knife"}]}
     ada = make_character(campaign, gm, sheet=armed, name="Ada")
@@ -109,11 +111,17 @@ def test_FAB_31_a_pushed_attack_is_refused_odds_with_the_reason(
     }
     forced_dice.push(2, 3, 4, 5, 2, 3)  # Physique 3 + Combat 2 + the knife's die: a miss
     first = rolled(client, campaign, gm, attack)
-    response = client.post(
-        url(campaign, "/odds"),
-        json={"kind": "fabulae.push", "follows": first["seq"]},
-        headers=gm.headers,
-    )
-    assert response.status_code == 409, response.text
-    problem = response.json()
-    assert problem["rule"] == "FAB-31" and "not computed" in problem["detail"]
+    assert first["outcome"]["code"] == "miss"
+    push = {"kind": "fabulae.push", "follows": first["seq"]}
+    odds = _odds(client, campaign, gm, push)
+    assert [o["code"] for o in odds["outcomes"]] == ["impossible", "miss", "hit"]
+    chances = _outcomes(odds)
+    # The six dice are rolled again against no defense and no armor: a hit on any six.
+    assert chances["miss"] == Fraction(5, 6) ** 6 and chances["hit"] == 1 - chances["miss"]
+    damage = next(d for d in odds["distributions"] if d["name"] == "damage")
+    unhurt = sum(Fraction(v["exact"]) for v in damage["values"] if v["value"] == 0)
+    assert unhurt == chances["miss"]  # a hit without armor always gets through (FAB-66)
+    forced_dice.push(6, 2, 2, 2, 2, 2)
+    pushed = rolled(client, campaign, gm, push)
+    assert pushed["outcome"]["code"] == "hit"
+    _assert_luck(_luck(client, campaign, gm, pushed), odds, "hit")

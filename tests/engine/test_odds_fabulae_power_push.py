@@ -5,6 +5,7 @@ for both rules versions, and their refusals made before any die."""
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -334,9 +335,10 @@ def test_FAB_31_push_odds_refuse_as_the_push_would() -> None:
         assert said.value.rule == rule
 
 
-def test_FAB_31_a_pushed_roll_with_consequences_has_no_odds_yet() -> None:
-    """Corrected, a push replays an attack with its new dice: its odds are refused, clearly,
-    after the refusals the push itself makes before any die."""
+def test_FAB_31_a_pushed_attack_has_its_odds() -> None:
+    """Corrected, a push replays an attack with its new dice: its odds are those of the
+    replayed attack (tests/engine/test_odds_fabulae_pushed.py checks them against brute
+    force), and the push itself is still made."""
     shooter = combat.attacker_sheet(destiny=2)
     body = combat.attack_req(shooter, combat.make_sheet(), "ranged", "revolver", target_kind="pc")
     request = ATTACK.request.model_validate(body)
@@ -355,9 +357,9 @@ def test_FAB_31_a_pushed_roll_with_consequences_has_no_odds_yet() -> None:
     )
     assert resolution.result.attacks
     assert PUSH.odds is not None
-    with pytest.raises(RuleRefusal) as said:
-        PUSH.odds(push, 2)
-    assert said.value.rule == "FAB-31" and "not computed" in said.value.detail
+    outcomes, _laws = exact(PUSH.odds(push, 2))
+    # Two dice rerolled against no defense: a hit on any six, 11 faces in 36.
+    assert outcomes == {"impossible": 0, "miss": Fraction(25, 36), "hit": Fraction(11, 36)}
     pushed = PUSH.resolve(push, ReplayDice([{"sides": 6, "face": 6}] * 2), 2).result
     assert pushed.attack is not None  # the push itself is made, replayed with its new dice
 

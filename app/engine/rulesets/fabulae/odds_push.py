@@ -15,7 +15,6 @@ from math import comb
 from typing import TYPE_CHECKING, Final
 
 from app.engine.contract import RulesVersion
-from app.engine.errors import refusal
 from app.engine.odds import Odds, outcome_odds
 from app.engine.rulesets.fabulae.odds import (
     PANIC_NOTE,
@@ -52,18 +51,13 @@ def rerolled(count: int) -> Rerolled:
 def push_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
     """The push's odds, after the refusals its resolve makes before any die."""
     # Imported here: push.py sets this module's odds on its kind.
-    from app.engine.rulesets.fabulae.push import push_plan, replay_plan
+    from app.engine.rulesets.fabulae.push import push_plan
 
     if version >= CORRECTED and request.action.kind in PUSHABLE:
-        replay_plan(request, version)  # the refusals a roll with consequences makes first
-        raise refusal(
-            "FAB-31",
-            f"the odds of pushing a {request.action.kind} are not computed: its new dice "
-            "are replayed through what the roll decides (damage, protection, states, a "
-            "hold), drawing fresh dice where it now needs more; the push itself is still "
-            "made with POST .../rolls. Odds cover pushes of fabulae.action, "
-            "fabulae.stress_resist, fabulae.opposed and fabulae.oppose",
-        )
+        # A roll with consequences is replayed with its new dice (odds_pushed.py).
+        from app.engine.rulesets.fabulae.odds_pushed import replayed_odds
+
+        return replayed_odds(request, version)
     plan = push_plan(request, version)
     return plan_odds(plan, request.absorb, resisting_stress(request))
 
