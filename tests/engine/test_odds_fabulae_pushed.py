@@ -17,6 +17,7 @@ from app.engine.rulesets.fabulae.damage import ATTACK
 from app.engine.rulesets.fabulae.dangers import DANGER
 from app.engine.rulesets.fabulae.defense import DEFEND
 from app.engine.rulesets.fabulae.grappling import BREAK_FREE, GRAPPLE
+from app.engine.rulesets.fabulae.odds_pushed import MAX_REPLAYS
 from app.engine.rulesets.fabulae.powers import POWER
 from app.engine.rulesets.fabulae.push import PUSH
 from app.engine.rulesets.fabulae.pushed import PUSHABLE
@@ -427,6 +428,21 @@ def test_FAB_31_a_pushed_power_without_a_casters_roll_is_refused() -> None:
     with pytest.raises(RuleRefusal) as said:
         PUSH.odds(push, CORRECTED)
     assert said.value.rule == "FAB-31" and "no roll" in said.value.detail
+
+
+def test_FAB_31_a_push_past_the_replays_one_request_may_ask_is_refused_saying_so() -> None:
+    """Each class of the rerolled dice replays the roll's own rules: a large pool would take
+    seconds, so its odds are refused with the reason (the push itself is still made)."""
+    shooter = combat.attacker_sheet(destiny=2)
+    modifiers = [{"source": f"help {n}", "dice": 6} for n in range(10)]
+    body = combat.attack_req(
+        shooter, combat.make_sheet(**LEATHER), "ranged", "revolver", modifiers=modifiers
+    )
+    push = pushing(ATTACK, body, [3] * 62)
+    request = PUSH.request.model_validate(push)
+    assert PUSH.odds is not None
+    with pytest.raises(RuleRefusal, match=f"more than the {MAX_REPLAYS} answered at once"):
+        PUSH.odds(request, CORRECTED)
 
 
 def test_pushed_attack_odds_agree_with_the_real_stream() -> None:

@@ -270,6 +270,12 @@ READINGS: Final[dict[str, Reading]] = {
 }
 
 
+# Replays of a pushed roll one odds request may ask for (each runs the kind's own resolve,
+# a millisecond or two for an attack): up to a twelve-dice attack answers, a larger one is
+# refused with the reason.
+MAX_REPLAYS = 160
+
+
 def not_computed(kind: str, why: str) -> Exception:
     return refusal(
         "FAB-31",
@@ -321,11 +327,21 @@ def computed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
     if face_die and fresh:  # no kind draws both; their classes would not be counted apart
         raise not_computed(kind.name, "it now draws protection dice and a die read by its face")
     whole *= max(1, face_die)
-    for faces, rerolled_ways in stand_ins(pool, stress).items():
+    classes = stand_ins(pool, stress)
+    replays = len(classes) * (fresh + 1) * max(1, face_die)
+    if replays > MAX_REPLAYS:
+        # Each replay runs the roll's own rules: past the cap the answer would take seconds.
+        raise not_computed(
+            kind.name,
+            f"its {len(pool) + len(stress)} rerolled dice and {fresh + face_die} fresh ones "
+            f"need {replays} replays of the roll, more than the {MAX_REPLAYS} answered at once",
+        )
+    for faces, rerolled_ways in classes.items():
         for result, ways in _replays(plan, reading, dict(faces), fresh, face_die, version):
             code = _outcome(plan, result, codes)
             new_side = plan.pushable.side(result)
-            assert new_side is not None  # the same roll, its dice changed
+            if new_side is None:  # the same roll, its dice changed: always a side
+                raise not_computed(kind.name, "its replay read no roll")
             _tally(outcomes, laws, rerolled_ways * ways, code, new_side, request.absorb)
             for name, value in reading.values(result, new_side).items():
                 laws[name][value] += rerolled_ways * ways
