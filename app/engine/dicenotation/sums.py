@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 from flint import fmpz_poly
+from numpy import fft
 
 from app.engine.errors import InvalidInput
 from app.engine.odds import EXACT_VALUES
@@ -97,8 +98,8 @@ class LikeDice:
             [self.die.weights.get(v, 0) / self.die.denominator for v in range(low, high + 1)]
         )
         size = 1 << (self.span - 1).bit_length()
-        transformed = np.fft.rfft(die, size) ** self.count
-        summed = np.fft.irfft(transformed, size)[: self.span]
+        transformed = fft.rfft(die, size) ** self.count
+        summed = fft.irfft(transformed, size)[: self.span]
         probabilities: list[float] = np.clip(summed, 0.0, 1.0).tolist()
         return probabilities
 
