@@ -10,8 +10,10 @@ faces a small pool can draw, each weighted by its probability.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
+from itertools import accumulate
 from typing import Any
 
 from pydantic import Field
@@ -187,16 +189,11 @@ def float_distribution(
 
 def _kept_ends(probabilities: Sequence[float]) -> tuple[int, int]:
     """[first, last): the values kept once each end whose probabilities add up to less than
-    TAIL_LEFT is left out (the most probable value always stays)."""
-    first, left = 0, 0.0
-    while first < len(probabilities) and left + probabilities[first] < TAIL_LEFT:
-        left += probabilities[first]
-        first += 1
-    last, left = len(probabilities), 0.0
-    while last > first + 1 and left + probabilities[last - 1] < TAIL_LEFT:
-        left += probabilities[last - 1]
-        last -= 1
-    return first, last
+    TAIL_LEFT is left out (the most probable value always stays). Running sums in C and a
+    bisection: the ends of 100d100 are 5,800 values."""
+    first = min(bisect_left(list(accumulate(probabilities)), TAIL_LEFT), len(probabilities) - 1)
+    dropped = bisect_left(list(accumulate(reversed(probabilities))), TAIL_LEFT)
+    return first, max(len(probabilities) - dropped, first + 1)
 
 
 _SMALL_PRIMES = [p for p in range(2, 1000) if all(p % q for q in range(2, math.isqrt(p) + 1))]
