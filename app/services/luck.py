@@ -42,7 +42,7 @@ class Ranking:
     def luck(self, outcome: str | int) -> Luck | None:
         if isinstance(outcome, int):
             found = self.by_value.get(outcome)
-            if found is None:  # a value its odds give no chance
+            if found is None:  # a value its odds give no chance, or an end a float one left out
                 return luck_by_value(self.odds, outcome)
             return Luck(outcome=str(outcome), probability=found[0], percentile=found[1])
         return self.by_code.get(outcome)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from flint import fmpz_poly
 
 from tests.api.helpers import rolled, url
 from tests.conftest import FABULAE_SHEET, VAMPIRE_SHEET
@@ -45,6 +46,52 @@ def test_a_dice_roll_shows_its_luck_by_its_total_when_asked(client, make_campaig
     assert view["luck"]["probability"] == float(twelve)
     # Within 1e-12 of the exact mid-rank, as issue 21 asks of floats.
     assert view["luck"]["percentile"] == pytest.approx(float(1 - twelve / 2) * 100, abs=1e-12)
+
+
+def _law_of_100d100() -> dict[int, Fraction]:
+    coefficients = (fmpz_poly([1] * 100) ** 100).coeffs()
+    return {100 + i: Fraction(int(c), 100**100) for i, c in enumerate(coefficients)}
+
+
+def test_the_largest_generic_dice_give_floats_within_1e_12_and_no_fraction(
+    client, make_campaign, gm
+):
+    """Past 400 values a distribution writes floats within 1e-12 of the exact values, without
+    `exact`, and leaves out the ends whose probabilities add up to less than 2.5e-13."""
+    campaign = make_campaign()
+    answer = _odds(client, campaign, gm, {"kind": "dice", "notation": "100d100+2"})
+    (total,) = answer["odds"]["distributions"]
+    assert all("exact" not in item for item in total["values"])
+    law = {value + 2: p for value, p in _law_of_100d100().items()}
+    listed = {item["value"]: item["probability"] for item in total["values"]}
+    assert max(abs(listed.get(value, 0.0) - p) for value, p in law.items()) <= 1e-12
+    assert sum(p for value, p in law.items() if value not in listed) < 5e-13
+    assert total["mean"] == 5052
+
+
+def test_a_100d100_roll_shows_its_luck_within_1e_12_even_in_an_end_left_out(
+    client, make_campaign, gm, forced_dice
+):
+    campaign = make_campaign()
+    law = _law_of_100d100()
+    forced_dice.push(*[50, 51] * 50)  # 5050, the middle
+    middle = rolled(client, campaign, gm, {"kind": "dice", "notation": "100d100"})
+    forced_dice.push(*[1] * 100)  # 100, the least: far in an end left out
+    least = rolled(client, campaign, gm, {"kind": "dice", "notation": "100d100"})
+    lucks = []
+    for entry in (middle, least):
+        view = client.get(
+            url(campaign, f"/rolls/{entry['seq']}"),
+            params={"with_odds": "true"},
+            headers=gm.headers,
+        ).json()
+        lucks.append(view["luck"])
+    below = sum(p for value, p in law.items() if value < 5050)
+    assert lucks[0]["outcome"] == "5050"
+    assert abs(lucks[0]["probability"] - law[5050]) <= 1e-12
+    assert abs(lucks[0]["percentile"] / 100 - (below + law[5050] / 2)) <= 1e-12
+    assert lucks[1]["outcome"] == "100"
+    assert lucks[1]["probability"] == 0 and lucks[1]["percentile"] == 0
 
 
 def test_VAM_odds_of_an_action_name_every_outcome_worst_to_best(

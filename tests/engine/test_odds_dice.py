@@ -11,13 +11,21 @@ from fractions import Fraction
 
 import icepool
 import pytest
+from flint import fmpz_poly
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine.dice import HmacDiceStream
+from app.engine.dicenotation import grammar
+from app.engine.dicenotation.odds import notation_odds
 from app.engine.dicenotation.ranked import keep_ends, keep_highest
+from app.engine.dicenotation.sums import Dist, LikeDice
+from app.engine.dicenotation.sums import exact as exact_weights
 from app.engine.errors import InvalidInput
 from app.engine.odds import (
+    EXACT_VALUES,
+    TAIL_LEFT,
+    DistributionOdds,
     Odds,
     distribution,
     enumerate_paths,
@@ -214,12 +222,98 @@ def test_dice_at_2_odds_read_double_bang_as_two_explosions():
     assert sum(exact(odds_of("3d6!!"), "total").values()) == 1
 
 
-def test_the_largest_plain_pool_100d100_is_exact():
-    (total,) = odds_of("100d100").distributions
-    assert len(total.values) == 9901 and total.values[0].exact == f"1/{100**100}"
-    assert sum(Fraction(v.exact) for v in total.values) == 1
-    assert total.mean == 5050
-    assert math.isclose(total.deviation, math.sqrt(100 * (100**2 - 1) / 12), rel_tol=1e-12)
+def exact_sum(count: int, sides: int, offset: int = 0) -> dict[int, Fraction]:
+    """The exact law of NdS + offset, by integer polynomials (independent of the odds)."""
+    coefficients = (fmpz_poly([1] * sides) ** count).coeffs()
+    return {count + offset + i: Fraction(int(c), sides**count) for i, c in enumerate(coefficients)}
+
+
+def assert_floats_within_1e_12(found: DistributionOdds, law: dict[int, Fraction]) -> None:
+    """Issue 21's contract for floats: every value within 1e-12 of its exact probability (a
+    value left out reads 0), the ends left out below TAIL_LEFT each, the sum 1 within 1e-12,
+    no fraction written; mean and deviation those of the whole law."""
+    listed = {v.value: v.probability for v in found.values}
+    assert all(v.exact is None for v in found.values)
+    assert [v.value for v in found.values] == sorted(listed)
+    assert set(listed) <= set(law) and len(found.values) > 1
+    assert max(abs(listed.get(value, 0.0) - p) for value, p in law.items()) <= 1e-12
+    assert sum(p for value, p in law.items() if value < min(listed)) < TAIL_LEFT
+    assert sum(p for value, p in law.items() if value > max(listed)) < TAIL_LEFT
+    assert abs(math.fsum(listed.values()) - 1) <= 1e-12
+    mean = sum(value * p for value, p in law.items())
+    variance = sum((value - mean) ** 2 * p for value, p in law.items())
+    assert found.mean == float(mean)
+    assert math.isclose(found.deviation, math.sqrt(variance), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("notation", "count", "sides", "offset", "sign"),
+    [
+        ("100d100", 100, 100, 0, 1),
+        ("100d100+7", 100, 100, 7, 1),
+        ("100d20", 100, 20, 0, 1),
+        ("3-100d20", 100, 20, 3, -1),
+        ("-100d12", 100, 12, 0, -1),
+        ("1+100d12+4-2", 100, 12, 3, 1),
+        ("100d6", 100, 6, 0, 1),
+        ("100d10+3", 100, 10, 3, 1),
+        ("100d99", 100, 99, 0, 1),
+    ],
+)
+def test_a_sum_of_like_dice_past_400_values_gives_floats_within_1e_12(
+    notation, count, sides, offset, sign
+):
+    """The largest generic dice: floats by FFT, each within 1e-12 of the exact fraction."""
+    (total,) = odds_of(notation).distributions
+    law = {sign * v + offset: p for v, p in exact_sum(count, sides).items()}
+    assert len(law) > EXACT_VALUES
+    assert_floats_within_1e_12(total, law)
+
+
+@pytest.mark.parametrize(("count", "sides"), [(100, 100), (100, 20), (50, 6), (100, 2)])
+def test_the_fft_of_like_dice_is_within_1e_12_of_the_exact_law(count, sides):
+    like = LikeDice(Dist(dict.fromkeys(range(1, sides + 1), 1), sides), count)
+    law = exact_sum(count, sides)
+    floats = like.probabilities()
+    assert len(floats) == len(law) and like.low == min(law)
+    assert max(abs(f - law[like.low + i]) for i, f in enumerate(floats)) <= 1e-12
+    assert all(0 <= f <= 1 for f in floats) and abs(math.fsum(floats) - 1) <= 1e-12
+    assert like.exact().fractions() == law
+
+
+def test_a_distribution_past_400_values_from_exact_weights_gives_rounded_floats():
+    # `*` needs the exact weights: their floats are correctly rounded, the ends left out.
+    (total,) = odds_of("100d20*2").distributions
+    law = {2 * v: p for v, p in exact_sum(100, 20).items()}
+    assert len(law) > EXACT_VALUES
+    assert_floats_within_1e_12(total, law)
+    assert all(v.probability == float(law[v.value]) for v in total.values)
+
+
+def test_a_distribution_of_at_most_400_values_stays_exact():
+    (total,) = odds_of("100d4").distributions  # 301 values
+    assert exact(odds_of("100d4"), "total") == exact_sum(100, 4)
+    assert len(total.values) == 301 and total.values[0].exact == f"1/{4**100}"
+    assert EXACT_VALUES == 400
+
+
+def test_a_gap_in_the_die_keeps_the_exact_power():
+    # k>10 leaves a d20 worth 0 or 11..20: the sum gives no value between 1 and 10, so the
+    # floats come from the exact weights, and list no value the dice cannot give.
+    (total,) = odds_of("100d20k>10").distributions
+    listed = {v.value for v in total.values}
+    assert not listed & set(range(1, 11))
+    assert all(v.exact is None for v in total.values)
+    assert abs(math.fsum(v.probability for v in total.values) - 1) <= 1e-12
+
+
+def test_floats_are_valid_odds_and_write_no_exact_key():
+    odds = odds_of("100d100")
+    assert Odds.model_validate(odds.model_dump()) == odds
+    written = odds.model_dump_json()
+    assert '"exact"' not in written
+    assert all(v.probability > 0 for v in odds.distributions[0].values)  # the ends left out
+    assert '"exact"' in odds_of("3d6").model_dump_json()
 
 
 @pytest.mark.parametrize(
@@ -317,7 +411,7 @@ def test_mean_and_deviation_of_100d6():
     (total,) = odds_of("100d6").distributions
     assert total.mean == 350
     assert math.isclose(total.deviation, math.sqrt(100 * 35 / 12), rel_tol=1e-12)
-    assert sum(Fraction(v.exact) for v in total.values) == 1
+    assert abs(math.fsum(v.probability for v in total.values) - 1) <= 1e-12
 
 
 @pytest.mark.parametrize(
@@ -405,7 +499,7 @@ def test_odds_of_random_small_notations_equal_the_brute_force_or_are_refused(not
         assert exact(odds, "successes") == {v: p for v, p in seen["successes"].items() if p}
 
 
-@pytest.mark.parametrize("notation", ["1d20", "3d6kh2+1", "4dF", "2d10!", "100d20"])
+@pytest.mark.parametrize("notation", ["1d20", "3d6kh2+1", "4dF", "2d4!", "100d4"])
 def test_the_luck_of_every_value_is_its_exact_mid_rank_within_1e_12(notation):
     """What the statistics and ?with_odds look up for many rolls of one request: from the
     floats of the odds, within 1e-12 of the exact P(less) + P(equal) / 2."""
@@ -424,3 +518,27 @@ def test_the_luck_of_every_value_is_its_exact_mid_rank_within_1e_12(notation):
     # A value the odds give no chance ranks above all that are below it.
     assert luck_by_value(odds, max(law) + 1).percentile == pytest.approx(100, abs=1e-12)
     assert luck_by_value(odds, min(law) - 1).percentile == 0
+
+
+@pytest.mark.parametrize("notation", ["100d100", "2d10!"])
+def test_the_luck_of_floats_is_the_mid_rank_within_1e_12_even_in_the_ends_left_out(notation):
+    """Floats within 1e-12 make the mid-rank P(less) + P(equal) / 2 within 1e-12 (the
+    percentile, a hundred times it, within 1e-10); a value of an end left out ranks as
+    the values around it."""
+    odds = odds_of(notation)
+    assert all(v.exact is None for v in odds.distributions[0].values)
+    if notation == "100d100":
+        law = exact_sum(100, 100)
+    else:  # the exact weights the odds were written from (brute-forced for small pools)
+        total, _ = notation_odds(grammar.parse(notation, VERSION), notation)
+        law = exact_weights(total).fractions()
+    table = luck_by_values(odds)
+    below = Fraction(0)
+    for value in sorted(law):
+        p = law[value]
+        found = table.get(value) or (lambda luck: (luck.probability, luck.percentile))(
+            luck_by_value(odds, value)
+        )
+        assert abs(found[0] - p) <= 1e-12
+        assert abs(found[1] / 100 - (below + p / 2)) <= 1e-12
+        below += p

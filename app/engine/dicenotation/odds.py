@@ -1,7 +1,9 @@
 """The exact distribution of a notation's total (and of its successes), before it is rolled.
 
 A distribution is integer weights over values with their denominator (`Dist`): dice groups
-are summed by powers of their weight polynomial (FLINT's exact integer polynomials),
+are summed by powers of their weight polynomial (FLINT's exact integer polynomials; a sum
+spanning more than EXACT_VALUES values stays unexpanded, `LikeDice`, for its floats, see
+`sums.py`),
 single dice go through icepool (rerolls, compounding), keeps by rank through `ranked.py`,
 and groups combine by + - * /.
 What the odds cannot compute exactly in reasonable time is refused with InvalidInput: an
@@ -14,8 +16,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
-from fractions import Fraction
 
 import icepool
 from flint import fmpz_poly
@@ -23,13 +23,19 @@ from flint import fmpz_poly
 from app.engine.dicenotation.ast import Binary, Dice, Neg, Node, Notation, Number, Op, Paren
 from app.engine.dicenotation.evaluate import MAX_EXPLOSIONS, MAX_REROLLS
 from app.engine.dicenotation.ranked import keep_ends, keep_highest
+from app.engine.dicenotation.sums import (
+    MAX_BITS,
+    MAX_VALUES,
+    Dist,
+    LikeDice,
+    exact,
+    power,
+    refuse,
+    sum_of_like_dice,
+)
 from app.engine.errors import InvalidInput
 
-MAX_VALUES = 20_000  # values a distribution may span
 MAX_PAIRS = 200_000  # value pairs combined by + - * / (or by a die and what it adds)
-# The size of a group's exact weights, summed over its values: 100d100 takes 6.6M bits, and
-# its answer is already 4 MB of exact fractions.
-MAX_BITS = 7_000_000
 MAX_RANKED = 2_000  # dice × faces of a group kept by rank (`ranked.py`: 100d20kh50 ~0.1 s)
 # dice² × faces of a group that keeps dice of both ends or the middle (`3d6kh1kl1`, d20's
 # joined selectors): `keep_ends` works face by face through every count of dice.
@@ -37,47 +43,24 @@ MAX_BOTH_ENDS = 5_000
 DROPPED = -(10**9)  # a die a value selector dropped: it adds nothing and counts no success
 
 
-@dataclass(frozen=True)
-class Dist:
-    """Integer weights by value over a common denominator."""
-
-    weights: dict[int, int]
-    denominator: int
-
-    @staticmethod
-    def constant(value: int) -> Dist:
-        return Dist({value: 1}, 1)
-
-    def fractions(self) -> dict[int, Fraction]:
-        return {v: Fraction(w, self.denominator) for v, w in self.weights.items() if w}
-
-
-def refuse(written: str, reason: str) -> InvalidInput:
-    return InvalidInput(f"the odds of '{written}' are not computed: {reason}")
-
-
 def _from_die(die: icepool.Die[int]) -> Dist:
     return Dist({int(v): int(q) for v, q in die.items() if q}, int(die.denominator()))
 
 
-def _power(dist: Dist, n: int, written: str) -> Dist:
-    """The sum of n independent copies: the n-th power of the weight polynomial, by FLINT's
-    exact integer polynomials (fast multiplication in C; Python's integers took tens of
-    milliseconds at 100d20)."""
-    low, high = min(dist.weights), max(dist.weights)
-    span = n * (high - low) + 1
-    if span > MAX_VALUES:
-        raise refuse(written, f"its total spans more than {MAX_VALUES} values")
-    denominator = dist.denominator**n  # every weight of the sum is at most this
-    if denominator.bit_length() * span > MAX_BITS:
-        raise refuse(written, f"its exact weights would take more than {MAX_BITS} bits")
-    polynomial = fmpz_poly([dist.weights.get(low + i, 0) for i in range(high - low + 1)]) ** n
-    weights = {n * low + i: int(c) for i, c in enumerate(polynomial.coeffs()) if c}
-    return Dist(weights, denominator)
+Summed = Dist | LikeDice  # a group's sum: LikeDice when large, see sums.py
 
 
-def _combine(left: Dist, right: Dist, node: Binary, written: str) -> Dist:
+def _combine(left: Summed, right: Summed, node: Binary, written: str) -> Summed:
     op = node.op
+    # A large sum of like dice plus or minus a number stays unexpanded (`100d100+5`).
+    if op in ("+", "-"):
+        number = _single(right)
+        if isinstance(left, LikeDice) and number is not None:
+            return left.shifted(number if op == "+" else -number)
+        number = _single(left)
+        if isinstance(right, LikeDice) and number is not None:
+            return (right if op == "+" else right.negated()).shifted(number)
+    left, right = exact(left), exact(right)
     if len(left.weights) * len(right.weights) > MAX_PAIRS:
         raise refuse(written, f"'{op}' would combine more than {MAX_PAIRS} pairs of values")
     if op == "/" and 0 in right.weights:
@@ -91,6 +74,13 @@ def _combine(left: Dist, right: Dist, node: Binary, written: str) -> Dist:
     return Dist(dict(weights), left.denominator * right.denominator)
 
 
+def _single(dist: Summed) -> int | None:
+    """The value of a distribution that gives one value for sure (a number)."""
+    if isinstance(dist, Dist) and len(dist.weights) == 1:
+        return next(iter(dist.weights))
+    return None
+
+
 class _Group:
     """The odds of one dice group: one die through its per-die operations (rerolls, `!!`,
     mi/ma, keeps by value), then an explosion or a keep by rank, then the sum of its dice."""
@@ -102,7 +92,7 @@ class _Group:
     def refuse(self, op: Op, reason: str) -> InvalidInput:
         return refuse(self.written, f"'{op.written}' {reason}")
 
-    def dists(self) -> tuple[Dist, Dist | None]:
+    def dists(self) -> tuple[Summed, Summed | None]:
         """The group's value and, when it counts them, its successes (the same number)."""
         die, ops = self.base, list(self.group.ops)
         while ops and not _ends_per_die(ops[0]):
@@ -122,8 +112,8 @@ class _Group:
             if DROPPED in die:
                 raise self.refuse(ops[0], "keeps by rank after a keep or drop by value")
             return self._ranked(die, ops[0]), None
-        total = _power(contributions, self.group.count, self.written)
-        return total, (total if self.group.counting is not None else None)
+        summed = sum_of_like_dice(contributions, self.group.count, self.written)
+        return summed, (summed if self.group.counting is not None else None)
 
     def _per_die(self, die: icepool.Die[int], op: Op) -> icepool.Die[int]:
         match = op.matches
@@ -209,10 +199,10 @@ class _Group:
         match, and adds the fresh die (a product of weight polynomials)."""
         one, n = _from_die(die), self.group.count
         unmatched = {v: w for v, w in one.weights.items() if v == DROPPED or not op.matches(v)}
-        every = _power(self._contributions(one), n, self.written)
+        every = power(self._contributions(one), n, self.written)
         none = Dist({}, every.denominator)
         if unmatched:
-            none = _power(self._contributions(Dist(unmatched, one.denominator)), n, self.written)
+            none = power(self._contributions(Dist(unmatched, one.denominator)), n, self.written)
         fresh = self._contributions(_from_die(self.base))
         low, high = min(every.weights), max(every.weights)
         fresh_low, fresh_high = min(fresh.weights), max(fresh.weights)
@@ -266,7 +256,7 @@ def _ends_per_die(op: Op) -> bool:
     return op.name in ("e", "ra") or op.ranked
 
 
-def _node(node: Node, written: str, counted: list[Dist]) -> Dist:
+def _node(node: Node, written: str, counted: list[Summed]) -> Summed:
     if isinstance(node, Number):
         return Dist.constant(node.value)
     if isinstance(node, Dice):
@@ -275,8 +265,7 @@ def _node(node: Node, written: str, counted: list[Dist]) -> Dist:
             counted.append(successes)
         return total
     if isinstance(node, Neg):
-        inner = _node(node.operand, written, counted)
-        return Dist({-v: w for v, w in inner.weights.items()}, inner.denominator)
+        return _node(node.operand, written, counted).negated()
     if isinstance(node, Paren):
         return _node(node.inner, written, counted)
     assert isinstance(node, Binary)
@@ -284,9 +273,10 @@ def _node(node: Node, written: str, counted: list[Dist]) -> Dist:
     return _combine(left, _node(node.right, written, counted), node, written)
 
 
-def notation_odds(notation: Notation, written: str) -> tuple[Dist, Dist | None]:
-    """The distribution of the total and, when a group counts them, of the successes."""
-    counted: list[Dist] = []
+def notation_odds(notation: Notation, written: str) -> tuple[Summed, Summed | None]:
+    """The distribution of the total and, when a group counts them, of the successes: exact
+    weights, or a large sum of like dice to be written as floats."""
+    counted: list[Summed] = []
     total = _node(notation.expr, written, counted)
     successes = None
     adding = Binary("+", Number(0), Number(0))  # successes of several groups add up

@@ -1,9 +1,11 @@
 """The odds of a generic `dice` roll (issue 21): the exact distribution of its total, and of
-its successes when a group counts them, with mean and deviation. The kind defines no outcome,
+its successes when a group counts them, with mean and deviation (past EXACT_VALUES values,
+floats within 1e-12 of the exact ones). The kind defines no outcome,
 so `outcomes` is empty: a made roll ranks by its total (P(total < t) + P(total = t) / 2)."""
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -13,7 +15,8 @@ from app.engine.dicenotation.ast import Dice, groups
 from app.engine.dicenotation.bounds import MAX_DICE
 from app.engine.dicenotation.evaluate import MAX_EXPLOSIONS, MAX_REROLLS
 from app.engine.dicenotation.odds import notation_odds
-from app.engine.odds import Odds, weighted_distribution
+from app.engine.dicenotation.sums import Dist, LikeDice
+from app.engine.odds import DistributionOdds, Odds, float_distribution, weighted_distribution
 
 if TYPE_CHECKING:
     from app.engine.rulesets.dice import DiceRequest
@@ -45,15 +48,25 @@ def dice_odds(request: DiceRequest, version: RulesVersion) -> Odds:
     return _odds(request.notation, version)
 
 
+def _distribution(name: str, summed: Dist | LikeDice) -> DistributionOdds:
+    """Exact fractions, or past EXACT_VALUES values floats within 1e-12: a large sum of like
+    dice by its FFT (sums.py), anything else from its exact weights."""
+    if isinstance(summed, Dist):
+        return weighted_distribution(name, summed.weights, summed.denominator)
+    mean, variance = summed.mean_and_variance()
+    values = range(summed.low, summed.low + summed.span)
+    return float_distribution(
+        name, values, summed.probabilities(), float(mean), math.sqrt(variance)
+    )
+
+
 @lru_cache(maxsize=256)
 def _odds(notation: str, version: RulesVersion) -> Odds:
     parsed = grammar.parse(notation, version)
     total, successes = notation_odds(parsed, notation)
-    distributions = [weighted_distribution("total", total.weights, total.denominator)]
+    distributions = [_distribution("total", total)]
     if successes is not None:
-        distributions.append(
-            weighted_distribution("successes", successes.weights, successes.denominator)
-        )
+        distributions.append(_distribution("successes", successes))
     # Exact unless the dice could reach the cap on dice in all.
     notes = [CAPS_NOTE] if sum(most_dice(g) for g in groups(parsed.expr)) > MAX_DICE else []
     return Odds(outcomes=[], distributions=distributions, notes=notes, ranked_by="total")
