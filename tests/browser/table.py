@@ -10,34 +10,9 @@ from typing import Any
 
 import httpx
 
-API = "/api/v1"
+from tests.conftest import DRACULA_SHEET, FABULAE_SHEET, VAMPIRE_SHEET
 
-DRACULA_SHEET: dict[str, Any] = {
-    "traits": {"mental": 3, "physique": 2, "social": 1},
-    "talents": [{"name": "Théologie", "bonus": 2}],
-    "faith": "believer",
-    "sacred_object": "croix orthodoxe",
-}
-FABULAE_SHEET: dict[str, Any] = {
-    "attributes": {"physique": 3, "habilete": 3, "intellect": 3, "empathie": 3},
-    "skills": {"combat": 2, "tir": 2, "observation": 2, "soin": 2, "resistance": 2},
-    "talents": ["cool_head"],
-}
-VAMPIRE_SHEET: dict[str, Any] = {
-    "attributes": {
-        "force": 2,
-        "dexterite": 3,
-        "vigueur": 2,
-        "charisme": 3,
-        "manipulation": 2,
-        "apparence": 2,
-        "perception": 3,
-        "intelligence": 2,
-        "astuce": 4,
-    },
-    "abilities": {"subterfuge": 3, "athletisme": 2, "experience_de_la_rue": 1},
-    "willpower": {"max": 5, "current": 5},
-}
+API = "/api/v1"
 
 
 @dataclass

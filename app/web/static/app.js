@@ -9,27 +9,12 @@ import { showFairness } from "./fairness.js";
 import { known, language, number, plural, setLanguage, t, translate } from "./i18n.js";
 import { showStats } from "./stats.js";
 import { Follower, Timeline } from "./timeline.js";
+// Entries every campaign logs besides its system's kinds: the verifier's list, which the
+// browser tests keep equal to the registry's.
+import { STRUCTURAL_KINDS } from "./verify.js";
 
 const TABS = ["log", "fairness", "stats", "encounters"];
 const VISIBILITIES = ["public", "gm", "self", "blind"];
-// Entries every campaign logs besides its system's kinds (the event stream names each kind).
-const STRUCTURAL_KINDS = [
-  "epoch_opened",
-  "client_seed_set",
-  "epoch_closed",
-  "sheet_edit",
-  "sheet_override",
-  "options_changed",
-  "encounter.created",
-  "encounter.joined",
-  "encounter.left",
-  "encounter.turn",
-  "encounter.ended",
-  "disclosed",
-  "effects_applied",
-  "roll_requested",
-  "roll_request_cancelled",
-];
 const ROUTE = /^#\/campaigns\/([0-9a-fA-F-]{36})(?:\/(log|fairness|stats|encounters))?$/;
 
 const $ = (id) => document.getElementById(id);
