@@ -16,6 +16,7 @@ MAX_SEQ = 2**31 - 1  # the log's seq column is a 32-bit integer: a larger one na
 # format characters (Cf: bidirectional overrides, zero-width spaces) and line or paragraph
 # separators. In a label they would make what one member reads differ from what another sees.
 _UNSHOWN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+LABEL_LENGTH = 100  # characters, once composed (the log's label column holds as many)
 
 
 def readable_text(value: str) -> str:
@@ -31,11 +32,15 @@ def readable_text(value: str) -> str:
         )
     if not value:
         raise ValueError("a label needs at least one visible character")
+    if len(value) > LABEL_LENGTH:  # a few characters decompose under NFC (U+0958: 2)
+        raise ValueError(f"a label holds at most {LABEL_LENGTH} characters once composed (NFC)")
     return value
 
 
 # What a roll is for, as its roller names it (issue 21): ≤ 100 characters on one line.
-RollLabel = Annotated[str, StringConstraints(max_length=100), AfterValidator(readable_text)]
+RollLabel = Annotated[
+    str, StringConstraints(max_length=LABEL_LENGTH), AfterValidator(readable_text)
+]
 LABEL_DESCRIPTION = (
     "what the roll is for, as the table reads it (e.g. 'Attack the guard'); hashed with the "
     "entry as its top-level `label`"
