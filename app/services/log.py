@@ -40,7 +40,7 @@ from app.services.access import (
     update_locked_campaign,
 )
 from app.services.commitments import commit_npc_values, is_npc
-from app.services.feed.notices import note_entry
+from app.services.feed.notices import CHANNEL, note_entry, notify_in_statement
 from app.services.keys import key_tree
 from app.services.luck import add_luck
 from app.services.views import annotate_follow_ups, can_see, public_view
@@ -61,9 +61,13 @@ HEAD_UPDATE = (
     .where(_campaign_table.c.id == bindparam("entry_campaign_id"))
     .values(last_seq=bindparam("entry_seq"), last_hash=bindparam("entry_hash"))
 )
-# PostgreSQL runs both in one statement (a data-modifying CTE): one round trip less on
-# every append. SQLite has no such CTE and takes them one at a time.
-APPEND_AND_ADVANCE = HEAD_UPDATE.add_cte(LOG_INSERT.cte("appended"))
+# PostgreSQL runs both in one statement (a data-modifying CTE), which also sends the
+# transaction's notice to the feed (delivered only if it commits): two round trips less on
+# every append, while the campaign's lock is held. SQLite has no such CTE and takes them one
+# at a time.
+APPEND_AND_ADVANCE = HEAD_UPDATE.add_cte(LOG_INSERT.cte("appended")).returning(
+    func.pg_notify(bindparam("notify_channel"), bindparam("notify_payload"))
+)
 
 
 @dataclass(frozen=True)
@@ -206,14 +210,16 @@ def append_entry(
         "scene": scene_number,
     }
     params = {f"entry_{name}": value for name, value in row.items()}
+    note_entry(session, campaign.id, seq, kind, campaign.webhooks)
     if session.get_bind().dialect.name == "postgresql":
+        params["notify_channel"] = CHANNEL
+        params["notify_payload"] = notify_in_statement(session, campaign.id)
         session.execute(APPEND_AND_ADVANCE, params)
     else:
         session.execute(LOG_INSERT, params)
         session.execute(HEAD_UPDATE, params)
     campaign.last_seq = seq
     campaign.last_hash = sealed["hash"]
-    note_entry(session, campaign.id, seq, kind, campaign.webhooks)
     return SealedEntry(
         sealed,
         attachment=key_attachment(entry_key, proof),
