@@ -20,8 +20,9 @@ from app.routers.common import (
     negotiate_language,
 )
 from app.services import log as log_service
-from app.services.access import get_campaign_access
+from app.services.access import CampaignAccess, get_campaign_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
+from app.services.log import SealedEntry
 from app.services.luck import add_luck
 from app.services.roll_requests import answer as answer_request
 from app.services.rolls import create_roll
@@ -56,15 +57,17 @@ def build(registry: Registry) -> APIRouter:
     ) -> Response:
         """Roll for a rule or a table; answers with the audit entry as the caller may see it."""
 
-        def work() -> dict[str, object]:
+        def work() -> tuple[SealedEntry, CampaignAccess]:
             access = get_campaign_access(session, campaign_id, user, lock=True)
             if request_id is not None:
-                entry = answer_request(session, access, registry, body, request_id)
-            else:
-                entry = create_roll(session, access, registry, body)
+                return answer_request(session, access, registry, body, request_id), access
+            return create_roll(session, access, registry, body), access
+
+        def present(made: tuple[SealedEntry, CampaignAccess]) -> dict[str, object]:
+            entry, access = made
             return roll_view(entry, access, registry, negotiate_language(accept_language))
 
-        return run_idempotent(session, user, str(campaign_id), idempotency, 201, work)
+        return run_idempotent(session, user, str(campaign_id), idempotency, 201, work, present)
 
     @router.get(
         "",

@@ -15,7 +15,7 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import rfc8785
 from fastapi import Depends, Header, Request
@@ -32,6 +32,7 @@ from app.models.base import utcnow
 from app.services.access import get_campaign_access
 
 REPLAY_HEADER = "Idempotent-Replayed"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,18 @@ def run_idempotent(
     scope: str,
     idempotency: IdempotencyRequest | None,
     status_code: int,
-    work: Callable[[], Any],
+    work: Callable[[], T],
+    present: Callable[[T], Any] | None = None,
 ) -> JSONResponse:
-    """Run `work` (which must not commit) once per key, commit, and answer with its result."""
+    """Run `work` (which must not commit) once per key, commit, and answer with its result,
+    or with `present(result)`.
+
+    Without a key, `present` runs after the commit: a roll's view is built once its
+    campaign's lock is released (issue 23), not while every other roll of the campaign
+    waits. With a key, the answer is stored in the same transaction, so it is built first.
+    """
+    media_type = None
+    done: Any = None
     try:
         if idempotency is not None:
             stored = _claim(session, user.id, scope, idempotency)
@@ -93,9 +103,9 @@ def run_idempotent(
                 session.rollback()
                 _may_replay(session, user, scope)
                 return stored
-        media_type = None
         try:
-            body = to_jsonable_python(work())
+            done = work()
+            body = None if present is not None and idempotency is None else _answer(done, present)
         except RuleRefusal as refusal:
             if refusal.recorded_seq is None:
                 raise
@@ -108,7 +118,13 @@ def run_idempotent(
     except BaseException:
         session.rollback()
         raise
+    if body is None:
+        body = _answer(done, present)
     return JSONResponse(body, status_code=status_code, media_type=media_type)
+
+
+def _answer(done: T, present: Callable[[T], Any] | None) -> Any:
+    return to_jsonable_python(present(done) if present is not None else done)
 
 
 def _may_replay(session: Session, user: User, scope: str) -> None:

@@ -440,11 +440,14 @@ def test_a_roll_rolled_back_after_its_entry_leaves_no_delivery(
     hook = registered(client, campaign, gm, url=PUBLIC_IP_URL)
     head = log_head(client, campaign, gm)
 
-    def database_lost(*_args: Any) -> None:
+    real_create_roll = rolls_router.create_roll
+
+    def database_lost(*args: Any) -> None:
+        real_create_roll(*args)
         raise OperationalError("SELECT 1", {}, Exception("the connection dropped"))
 
-    # The entry is appended, then the response fails before the commit.
-    monkeypatch.setattr(rolls_router, "roll_view", database_lost)
+    # The entry is appended, then the connection drops before the commit.
+    monkeypatch.setattr(rolls_router, "create_roll", database_lost)
     response = client.post(
         f"{API}/campaigns/{campaign['id']}/rolls",
         json={"kind": "dice", "notation": "1d6"},
