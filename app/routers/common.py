@@ -21,7 +21,7 @@ Limit = Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE, description="page size (≤
 Offset = Annotated[int, Query(ge=0, le=1_000_000, description="rows to skip")]
 
 
-def _ending_its_transaction(endpoint: Callable[..., Any]) -> Callable[..., Any]:
+def ending_its_transaction(endpoint: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(endpoint)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -47,7 +47,7 @@ class SessionRoute(APIRoute):
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
         if not inspect.iscoroutinefunction(endpoint):
-            endpoint = _ending_its_transaction(endpoint)
+            endpoint = ending_its_transaction(endpoint)
         super().__init__(path, endpoint, **kwargs)
 
 

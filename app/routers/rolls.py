@@ -4,6 +4,8 @@ import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Path, Query, Response
+from fastapi.concurrency import run_in_threadpool
+from sqlmodel import Session
 
 from app.core.database import SessionDep
 from app.core.problems import problem_responses
@@ -17,6 +19,7 @@ from app.routers.common import (
     Limit,
     SessionRoute,
     WithOdds,
+    ending_its_transaction,
     negotiate_language,
 )
 from app.services import log as log_service
@@ -24,6 +27,7 @@ from app.services.access import CampaignAccess, get_campaign_access
 from app.services.idempotency import IdempotencyDep, run_idempotent
 from app.services.log import SealedEntry
 from app.services.luck import add_luck
+from app.services.roll_batches import CampaignBatches, RollJob, make_rolls
 from app.services.roll_requests import answer as answer_request
 from app.services.rolls import create_roll
 from app.services.views import annotate_follow_ups, public_view, roll_view
@@ -36,6 +40,8 @@ def build(registry: Registry) -> APIRouter:
         prefix="/campaigns/{campaign_id}/rolls", tags=["rolls"], route_class=SessionRoute
     )
 
+    batches = CampaignBatches(make_rolls(registry))
+
     @router.post(
         "",
         status_code=201,
@@ -43,7 +49,7 @@ def build(registry: Registry) -> APIRouter:
         operation_id="rolls-create",
         responses=problem_responses(401, 403, 404, 409, 422),
     )
-    def roll(
+    async def roll(
         session: SessionDep,
         user: CurrentUser,
         campaign_id: uuid.UUID,
@@ -56,6 +62,14 @@ def build(registry: Registry) -> APIRouter:
         ] = None,
     ) -> Response:
         """Roll for a rule or a table; answers with the audit entry as the caller may see it."""
+        language = negotiate_language(accept_language)
+        if idempotency is None and request_id is None:
+            # Issue 23: a campaign's rolls queued in this process share one transaction.
+            job = RollJob(session, user, campaign_id, body, language)
+            answer = await batches.submit(campaign_id, job)
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
 
         def work() -> tuple[SealedEntry, CampaignAccess]:
             access = get_campaign_access(session, campaign_id, user, lock=True)
@@ -65,9 +79,12 @@ def build(registry: Registry) -> APIRouter:
 
         def present(made: tuple[SealedEntry, CampaignAccess]) -> dict[str, object]:
             entry, access = made
-            return roll_view(entry, access, registry, negotiate_language(accept_language))
+            return roll_view(entry, access, registry, language)
 
-        return run_idempotent(session, user, str(campaign_id), idempotency, 201, work, present)
+        def single(session: Session) -> Response:
+            return run_idempotent(session, user, str(campaign_id), idempotency, 201, work, present)
+
+        return await run_in_threadpool(ending_its_transaction(single), session=session)
 
     @router.get(
         "",

@@ -27,7 +27,7 @@ from sqlmodel import Session, col, select
 from standardwebhooks.webhooks import Webhook as Verifier
 from standardwebhooks.webhooks import WebhookVerificationError
 
-import app.routers.rolls as rolls_router
+import app.services.roll_batches as roll_batches
 from app.core.database import create_db_engine
 from app.core.settings import Settings, get_settings
 from app.models import Campaign, User, Webhook, WebhookAttempt, WebhookDelivery, utcnow
@@ -440,14 +440,14 @@ def test_a_roll_rolled_back_after_its_entry_leaves_no_delivery(
     hook = registered(client, campaign, gm, url=PUBLIC_IP_URL)
     head = log_head(client, campaign, gm)
 
-    real_create_roll = rolls_router.create_roll
+    real_create_roll = roll_batches.create_roll
 
     def database_lost(*args: Any) -> None:
         real_create_roll(*args)
         raise OperationalError("SELECT 1", {}, Exception("the connection dropped"))
 
     # The entry is appended, then the connection drops before the commit.
-    monkeypatch.setattr(rolls_router, "create_roll", database_lost)
+    monkeypatch.setattr(roll_batches, "create_roll", database_lost)
     response = client.post(
         f"{API}/campaigns/{campaign['id']}/rolls",
         json={"kind": "dice", "notation": "1d6"},

@@ -1,0 +1,199 @@
+"""Group commit for one busy campaign (issue 23): the rolls of a campaign that queue in one
+process while its previous transaction runs are made together, in one transaction.
+
+Every roll of a campaign waits for its counter lock (FAIR-5). One at a time, each roll pays
+for taking that lock, a thread of the pool, and a commit; a busy table's rolls then queue
+for the lock and the table's throughput falls as more players roll. Here a campaign's rolls
+wait in the event loop instead, holding no thread and no connection, and one drain per
+campaign and process takes them all: one thread, one lock, one commit for the batch, each
+roll still its own entry, sealed onto the chain in arrival order.
+
+A batch is all or nothing like a single roll: when any roll of it fails (a refusal, a
+member removed meanwhile), the batch is rolled back and each of its rolls is made again on
+its own, so each gets exactly the answer it would have had alone; nothing of a rolled-back
+batch was ever seen (FAIR-5: its seqs and dice are drawn again). Retries with an
+Idempotency-Key and answers to roll requests take the single path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+import anyio
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+from sqlmodel import Session
+
+from app.engine.contract import Language
+from app.engine.registry import Registry
+from app.models import User
+from app.services.access import CampaignAccess, get_campaign_access
+from app.services.idempotency import run_idempotent
+from app.services.log import SealedEntry
+from app.services.rolls import create_roll
+from app.services.views import roll_view
+
+# A batch is one transaction: its rolls wait for its commit, so a batch is kept short.
+MAX_BATCH = 32
+
+Job = TypeVar("Job")
+Answer = TypeVar("Answer")
+
+
+@dataclass
+class _Queue(Generic[Job, Answer]):
+    waiting: list[tuple[Job, asyncio.Future[Answer]]] = field(default_factory=list)
+    drain: asyncio.Task[None] | None = None  # held here: the loop keeps only a weak reference
+
+
+class CampaignBatches(Generic[Job, Answer]):
+    """Per campaign, the jobs waiting in this process and the one drain making them.
+
+    `make_batch` runs in a thread of the pool and answers each job of its batch, in order.
+    """
+
+    def __init__(
+        self, make_batch: Callable[[Sequence[Job]], list[Answer]], max_batch: int = MAX_BATCH
+    ) -> None:
+        self._make_batch = make_batch
+        self._max_batch = max_batch
+        # By event loop too: a process serves from one, but each of a test's clients runs
+        # its own, and a future is answered only on the loop that awaits it.
+        self._queues: dict[tuple[asyncio.AbstractEventLoop, uuid.UUID], _Queue[Job, Answer]] = {}
+        self.batches = 0  # batches made by this process (how many jobs shared them: tests)
+
+    @property
+    def campaigns_waiting(self) -> int:
+        """Campaigns with rolls queued or being made in this process."""
+        return len(self._queues)
+
+    async def submit(self, campaign_id: uuid.UUID, job: Job) -> Answer:
+        """The job's answer, once the batch it joined has committed."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Answer] = loop.create_future()
+        key = (loop, campaign_id)
+        queue = self._queues.get(key)
+        if queue is None:
+            queue = self._queues[key] = _Queue()
+            queue.waiting.append((job, future))
+            # The drain runs apart from this request, so that a client that goes away does
+            # not cancel the batch the others wait for.
+            queue.drain = loop.create_task(self._drain(key, queue))
+        else:
+            queue.waiting.append((job, future))
+        return await future
+
+    async def _drain(
+        self, key: tuple[asyncio.AbstractEventLoop, uuid.UUID], queue: _Queue[Job, Answer]
+    ) -> None:
+        try:
+            while queue.waiting:
+                batch = queue.waiting[: self._max_batch]
+                del queue.waiting[: self._max_batch]
+                jobs = [job for job, _ in batch]
+                try:
+                    answers = await anyio.to_thread.run_sync(self._make_batch, jobs)
+                except BaseException as error:
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(error)
+                    if not isinstance(error, Exception):
+                        raise
+                    continue
+                self.batches += 1
+                for (_, future), answer in zip(batch, answers, strict=True):
+                    if not future.done():
+                        future.set_result(answer)
+        finally:
+            del self._queues[key]
+            for _, future in queue.waiting:  # only when cancelled, at shutdown
+                if not future.done():
+                    future.cancel()
+
+
+# --- the rolls of a campaign ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RollJob:
+    """One POST .../rolls waiting for its batch: its request's session, caller and body."""
+
+    session: Session
+    user: User
+    campaign_id: uuid.UUID
+    body: BaseModel
+    language: Language
+
+
+# A job's answer: its response, or the error its request raises (as the single path would).
+RollAnswer = JSONResponse | Exception
+
+
+def roll_alone(registry: Registry, job: RollJob) -> JSONResponse:
+    """One roll in its own transaction: the lock, the roll, the commit, then its view."""
+
+    def work() -> tuple[SealedEntry, CampaignAccess]:
+        access = get_campaign_access(job.session, job.campaign_id, job.user, lock=True)
+        return create_roll(job.session, access, registry, job.body), access
+
+    def present(made: tuple[SealedEntry, CampaignAccess]) -> dict[str, object]:
+        return roll_view(made[0], made[1], registry, job.language)
+
+    return run_idempotent(job.session, job.user, str(job.campaign_id), None, 201, work, present)
+
+
+def make_rolls(registry: Registry) -> Callable[[Sequence[RollJob]], list[RollAnswer]]:
+    """The batch maker of the rolls router: one transaction on the first job's session."""
+
+    def make(jobs: Sequence[RollJob]) -> list[RollAnswer]:
+        if len(jobs) > 1:
+            made = _together(registry, jobs)
+            if made is not None:
+                return made
+        answers: list[RollAnswer] = []
+        for job in jobs:
+            try:
+                answers.append(roll_alone(registry, job))
+            except Exception as error:
+                answers.append(error)
+            finally:
+                _end_transaction(job.session)
+        return answers
+
+    return make
+
+
+def _together(registry: Registry, jobs: Sequence[RollJob]) -> list[RollAnswer] | None:
+    """The jobs' rolls in one transaction, or None when one failed (all rolled back)."""
+    session = jobs[0].session
+    for job in jobs[1:]:
+        _end_transaction(job.session)  # what its caller's key lookup read: its connection back
+    try:
+        made = []
+        for job in jobs:
+            access = get_campaign_access(session, job.campaign_id, job.user, lock=True)
+            made.append((create_roll(session, access, registry, job.body), access))
+        session.commit()
+    except Exception:
+        session.rollback()
+        session.expunge_all()
+        return None
+    answers: list[RollAnswer] = []
+    for job, (entry, access) in zip(jobs, made, strict=True):
+        try:
+            view = roll_view(entry, access, registry, job.language)
+            answers.append(JSONResponse(to_jsonable_python(view), status_code=201))
+        except Exception as error:
+            answers.append(error)
+    return answers
+
+
+def _end_transaction(session: Session) -> None:
+    if session.in_transaction():
+        session.expunge_all()
+        session.rollback()

@@ -1,0 +1,172 @@
+"""Group commit of a busy campaign's rolls (issue 23): app/services/roll_batches.py."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from fastapi.responses import JSONResponse
+from pydantic import TypeAdapter
+from sqlmodel import Session
+
+from app.core.problems import ProblemError
+from app.engine.registry import DEFAULT_REGISTRY
+from app.models import User
+from app.models.typed import api_models
+from app.services.roll_batches import CampaignBatches, RollJob, make_rolls
+from tests.conftest import API
+
+CAMPAIGN = uuid.uuid4()
+
+
+class _Recorder:
+    """A batch maker that records its batches, and holds the first until released."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[int]] = []
+        self.first_started = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, jobs: Sequence[int]) -> list[int]:
+        if not self.batches:
+            self.first_started.set()
+            assert self.release.wait(10)
+        self.batches.append(list(jobs))
+        if -1 in jobs:
+            raise RuntimeError("the batch failed")
+        return [job * 10 for job in jobs]
+
+
+async def _submit_while_the_first_runs(
+    batches: CampaignBatches[int, int], recorder: _Recorder, later: list[int]
+) -> list[Any]:
+    first = asyncio.ensure_future(batches.submit(CAMPAIGN, 1))
+    await asyncio.to_thread(recorder.first_started.wait, 10)
+    waiting = [asyncio.ensure_future(batches.submit(CAMPAIGN, job)) for job in later]
+    await asyncio.sleep(0)
+    recorder.release.set()
+    return await asyncio.gather(first, *waiting, return_exceptions=True)
+
+
+def test_rolls_queued_behind_a_running_batch_share_the_next_one_in_arrival_order() -> None:
+    recorder = _Recorder()
+    batches = CampaignBatches(recorder)
+    answers = asyncio.run(_submit_while_the_first_runs(batches, recorder, [2, 3, 4]))
+    assert answers == [10, 20, 30, 40]
+    assert recorder.batches == [[1], [2, 3, 4]]
+    assert batches.batches == 2
+
+
+def test_a_batch_is_at_most_max_batch_jobs() -> None:
+    recorder = _Recorder()
+    batches = CampaignBatches(recorder, max_batch=2)
+    answers = asyncio.run(_submit_while_the_first_runs(batches, recorder, [2, 3, 4, 5, 6]))
+    assert answers == [10, 20, 30, 40, 50, 60]
+    assert recorder.batches == [[1], [2, 3], [4, 5], [6]]
+
+
+def test_a_batch_maker_that_fails_fails_its_own_batch_only() -> None:
+    recorder = _Recorder()
+    batches = CampaignBatches(recorder, max_batch=2)
+    answers = asyncio.run(_submit_while_the_first_runs(batches, recorder, [2, -1, 4]))
+    assert answers[:1] == [10]
+    assert [type(answer) for answer in answers[1:3]] == [RuntimeError, RuntimeError]
+    assert answers[3] == 40
+    assert recorder.batches == [[1], [2, -1], [4]]
+
+
+def test_campaigns_are_batched_apart_and_forgotten_once_drained() -> None:
+    seen: list[list[str]] = []
+
+    def make(jobs: Sequence[str]) -> list[str]:
+        seen.append(list(jobs))
+        return [job.upper() for job in jobs]
+
+    batches = CampaignBatches(make)
+
+    async def both() -> list[str]:
+        return await asyncio.gather(
+            batches.submit(uuid.uuid4(), "a"), batches.submit(uuid.uuid4(), "b")
+        )
+
+    assert asyncio.run(both()) == ["A", "B"]
+    assert sorted(seen) == [["a"], ["b"]]
+    assert batches.campaigns_waiting == 0  # nothing kept for a campaign at rest
+
+
+# --- the rolls of one campaign made together --------------------------------------------------
+
+BODY = TypeAdapter(api_models(DEFAULT_REGISTRY).roll_body)
+
+
+def _job(session: Session, user_id: str, campaign_id: str, notation: str) -> RollJob:
+    user = session.get(User, uuid.UUID(user_id))
+    assert user is not None
+    body = BODY.validate_python({"kind": "dice", "notation": notation})
+    return RollJob(session, user, uuid.UUID(campaign_id), body, "en")
+
+
+def _log(client: Any, campaign: dict[str, Any], headers: dict[str, str]) -> list[dict[str, Any]]:
+    page = client.get(f"{API}/campaigns/{campaign['id']}/log", headers=headers)
+    assert page.status_code == 200, page.text
+    return list(page.json()["data"])
+
+
+def test_FAIR_5_a_batch_seals_each_roll_onto_the_chain_in_arrival_order(
+    client, session, gm, player, make_campaign
+):
+    campaign = make_campaign("vampire", players=(player,))
+    head = len(_log(client, campaign, gm.headers))
+    jobs = [
+        _job(session, gm.id, campaign["id"], "1d6"),
+        _job(session, player.id, campaign["id"], "2d8"),
+        _job(session, gm.id, campaign["id"], "3d10"),
+    ]
+    answers = make_rolls(DEFAULT_REGISTRY)(jobs)
+    assert all(isinstance(answer, JSONResponse) for answer in answers)
+    assert [answer.status_code for answer in answers] == [201, 201, 201]  # type: ignore[union-attr]
+    log = _log(client, campaign, gm.headers)
+    assert [entry["seq"] for entry in log] == list(range(1, head + 4))
+    made = log[head:]
+    assert [entry["request"]["notation"] for entry in made] == ["1d6", "2d8", "3d10"]
+    assert [entry["actor_id"] for entry in made] == [gm.id, player.id, gm.id]
+    assert all(entry["prev_hash"] == before["hash"] for before, entry in itertools.pairwise(log))
+    verified = client.get(f"{API}/campaigns/{campaign['id']}/log/verify", headers=gm.headers)
+    assert verified.json()["ok"] is True
+
+
+def test_a_roll_that_fails_in_a_batch_fails_alone_and_the_others_are_made(
+    client, session, gm, player, other_player, make_campaign
+):
+    campaign = make_campaign("vampire", players=(player,))
+    head = len(_log(client, campaign, gm.headers))
+    jobs = [
+        _job(session, gm.id, campaign["id"], "1d6"),
+        _job(session, other_player.id, campaign["id"], "1d6"),  # not a member: 404
+        _job(session, player.id, campaign["id"], "1d4"),
+    ]
+    answers = make_rolls(DEFAULT_REGISTRY)(jobs)
+    assert isinstance(answers[0], JSONResponse) and isinstance(answers[2], JSONResponse)
+    assert isinstance(answers[1], ProblemError)
+    assert answers[1].status == 404
+    log = _log(client, campaign, gm.headers)
+    assert [entry["seq"] for entry in log] == list(range(1, head + 3))  # gap-free
+    assert [entry["actor_id"] for entry in log[head:]] == [gm.id, player.id]
+
+
+@pytest.mark.parametrize("header", [{"Idempotency-Key": "once"}, {}])
+def test_a_roll_through_the_api_answers_as_before_with_or_without_a_key(
+    client, gm, make_campaign, header
+):
+    campaign = make_campaign("vampire")
+    url = f"{API}/campaigns/{campaign['id']}/rolls"
+    made = client.post(
+        url, json={"kind": "dice", "notation": "3d6kh2"}, headers={**gm.headers, **header}
+    )
+    assert made.status_code == 201, made.text
+    assert made.json()["kind"] == "dice" and made.json()["result"]["total"] >= 2
