@@ -260,21 +260,28 @@ def test_FAIR_5_two_hosts_roll_into_three_campaigns_gap_free_verified_and_fed_ac
         by_seq: dict[str, dict[int, Rolled]] = {table.id: {} for table in tables}
         for r in rolled:
             by_seq[r.campaign_id][r.body["seq"]] = r
-        for table in tables:
+
+        def check(table: Table) -> None:
             head = heads[table.id]
             # Every 201 of the campaign had its own seq, and together they fill the log.
             seqs = sorted(r.body["seq"] for r in rolled if r.campaign_id == table.id)
             assert seqs == list(range(head + 1, head + per_table + 1)), seqs
             with a.client() as on_a, b.client() as on_b:
                 _assert_log_and_exports(on_a, on_b, table, head, by_seq[table.id], tmp_path)
-                for host in (a, b):
-                    for viewer in (table.gm, table.players[0]):
-                        other = "B" if host.name == "A" else "A"
-                        _assert_fed(
-                            streams[(table.id, host.name, viewer.id)],
-                            all_log_entries(on_a, table.id, viewer.headers)[head:],
-                            crossing=[s for s, r in by_seq[table.id].items() if r.host == other],
-                        )
+                through = {
+                    name: [s for s, r in by_seq[table.id].items() if r.host == name]
+                    for name in hosts
+                }
+                for viewer in (table.gm, table.players[0]):
+                    logged = all_log_entries(on_a, table.id, viewer.headers)[head:]
+                    for host, other in ((a, b), (b, a)):
+                        stream = streams[(table.id, host.name, viewer.id)]
+                        _assert_fed(stream, logged, crossing=through[other.name])
+
+        # The campaigns side by side: each one's offline verification is a process of its own.
+        with ThreadPoolExecutor(CAMPAIGNS) as pool:
+            for checked in [pool.submit(check, table) for table in tables]:
+                checked.result()
         _assert_nothing_more(list(streams.values()))
     finally:
         close_all(streams.values())
