@@ -8,6 +8,7 @@ URL, or a TestClient on the app in-process.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -26,17 +27,24 @@ SERVER_START_TIMEOUT = 30.0
 # --- server processes ---------------------------------------------------------------------
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
+        probe.bind((host, 0))
         return int(probe.getsockname()[1])
 
 
 def start_server(
-    port: int, database_url: str, log: Path, settings: dict[str, str] | None = None
+    port: int,
+    database_url: str,
+    log: Path,
+    settings: dict[str, str] | None = None,
+    *,
+    host: str = "127.0.0.1",
+    workers: int = 1,
 ) -> subprocess.Popen[bytes]:
-    """One uvicorn process (a single worker) serving the app on `database_url`, its output
-    in `log`; `settings` adds environment variables (FEED_HEARTBEAT_SECONDS=...)."""
+    """A uvicorn process serving the app on `database_url` at host:port, its output in `log`;
+    `settings` adds environment variables (FEED_HEARTBEAT_SECONDS=...). With `workers` > 1 it
+    supervises that many worker processes sharing the one listening socket, as a host would."""
     env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "WARNING", **(settings or {})}
     env.pop("TEST_DATABASE_URL", None)
     with log.open("wb") as output:
@@ -47,9 +55,11 @@ def start_server(
                 "uvicorn",
                 "app.main:app",
                 "--host",
-                "127.0.0.1",
+                host,
                 "--port",
                 str(port),
+                "--workers",
+                str(workers),
                 "--log-level",
                 "warning",
             ],
@@ -57,6 +67,8 @@ def start_server(
             env=env,
             stdout=output,
             stderr=subprocess.STDOUT,
+            # A supervisor's workers share its process group, so stop() can end them all.
+            start_new_session=workers > 1,
         )
 
 
@@ -81,7 +93,10 @@ def stop(process: subprocess.Popen[bytes]) -> None:
     try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        process.kill()
+        if os.getpgid(process.pid) == process.pid:  # a supervisor: its workers too
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
         process.wait(timeout=10)
 
 
