@@ -99,7 +99,8 @@ class Reading:
     """What the odds of a kind's pushed roll read: its outcomes (worst to best for the
     roller), the values its own odds count, the fresh d6 that count by their sixes alone,
     whether any die drawn after those is unread by the odds, why a request is not read
-    (None when it is), and the damage the fresh sixes absorb at most (FAB-67)."""
+    (None when it is), the damage the fresh sixes absorb at most (FAB-67), and the values
+    each six it absorbs lowers by one."""
 
     outcomes: Callable[[Replay], tuple[str, ...]]
     values: Callable[[Any, FabulaeDice], Mapping[str, int]]
@@ -108,6 +109,7 @@ class Reading:
     notes: tuple[str, ...] = ()
     not_read: Callable[[Replay], str | None] = lambda replay: None
     absorbs: Callable[[Any], int | None] = lambda result: None
+    lowered: tuple[str, ...] = ()
     face_die: Callable[[Replay], int] = lambda replay: 0
 
 
@@ -231,6 +233,7 @@ READINGS: Final[dict[str, Reading]] = {
         values=lambda result, side: _attack_values(result),
         fresh_sixes=lambda replay: _protection(replay.request, replay.first.result),
         absorbs=lambda result: _hit_damage(result),
+        lowered=("damage",),
         later_unread=True,
         notes=(STATES_NOTE,),
     ),
@@ -239,6 +242,7 @@ READINGS: Final[dict[str, Reading]] = {
         values=_defense_values,
         fresh_sixes=lambda replay: _protection(*_defended(replay)) if _attacked(replay) else 0,
         absorbs=lambda result: _hit_damage(result.attack) if result.attack is not None else None,
+        lowered=("damage",),
         later_unread=True,
         notes=(STATES_NOTE,),
     ),
@@ -259,6 +263,7 @@ READINGS: Final[dict[str, Reading]] = {
         absorbs=lambda result: max(
             (hit.damage for hit in (result.targets or {}).values()), default=None
         ),
+        lowered=("through",),
         later_unread=True,
         notes=(POWER_STATES_NOTE,),
         not_read=_power_not_read,
@@ -299,8 +304,9 @@ def _odds_of_request(request: str, version: RulesVersion) -> Odds:
 
 
 def computed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
-    """Every class of the rerolled dice (and of the fresh protection dice) replayed once
-    through the kind's own resolve, weighted by the faces it stands for."""
+    """Every class of the rerolled dice replayed once through the kind's own resolve,
+    weighted by the faces it stands for; the fresh protection dice's sixes are counted
+    after the replay, by the damage they absorb (FAB-67)."""
     from app.engine.rulesets.fabulae.push import replay_plan
 
     plan = replay_plan(request, version)  # the refusals the push makes before any die
@@ -318,6 +324,7 @@ def computed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
     side, start = plan.side, plan.pushable.start(plan.first.result)
     pool = [start + i for i, face in enumerate(side.dice) if face not in (1, 6)]
     stress = [start + len(side.dice) + i for i, f in enumerate(side.stress_dice) if f not in (1, 6)]
+    kept_one = any(face == 1 for face in [*side.dice, *side.stress_dice])
     fresh = reading.fresh_sixes(plan)
     codes = reading.outcomes(plan)
     whole = 6 ** (len(pool) + len(stress) + fresh)
@@ -327,29 +334,49 @@ def computed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
     if face_die and fresh:  # no kind draws both; their classes would not be counted apart
         raise not_computed(kind.name, "it now draws protection dice and a die read by its face")
     whole *= max(1, face_die)
-    classes = stand_ins(pool, stress)
-    replays = len(classes) * (fresh + 1) * max(1, face_die)
+    classes = read_classes(len(pool), len(stress))
+    replays = len(classes) * max(1, face_die)
     if replays > MAX_REPLAYS:
         # Each replay runs the roll's own rules: past the cap the answer would take seconds.
         raise not_computed(
             kind.name,
-            f"its {len(pool) + len(stress)} rerolled dice and {fresh + face_die} fresh ones "
-            f"need {replays} replays of the roll, more than the {MAX_REPLAYS} answered at once",
+            f"its {len(pool) + len(stress)} rerolled dice need {replays} replays of the roll, "
+            f"more than the {MAX_REPLAYS} answered at once",
         )
-    for faces, rerolled_ways in classes.items():
-        for result, ways in _replays(plan, reading, dict(faces), fresh, face_die, version):
+    for (sixes, panic), by_one in classes.items():
+        faces = stand_in(pool, stress, sixes, panic)
+        for result, fresh_ways in _replays(plan, reading, faces, fresh, face_die, version):
             code = _outcome(plan, result, codes)
-            new_side = plan.pushable.side(result)
-            if new_side is None:  # the same roll, its dice changed: always a side
-                raise not_computed(kind.name, "its replay read no roll")
-            _tally(outcomes, laws, rerolled_ways * ways, code, new_side, request.absorb)
-            for name, value in reading.values(result, new_side).items():
-                laws[name][value] += rerolled_ways * ways
+            values = reading.values(result, _read_side(plan, result))
+            for absorbed, ways in fresh_ways.items():
+                lowered = _lowered(reading, values, absorbed)
+                for one, rerolled_ways in by_one.items():
+                    count = rerolled_ways * ways
+                    _tally(outcomes, laws, count, code, kept_one or one, request.absorb)
+                    for name, value in lowered.items():
+                        laws[name][value] += count
     return Odds(
         outcomes=outcome_odds(ordered(codes, over_codes(outcomes, whole))),
         distributions=[counted(name, law, whole) for name, law in laws.items()],
         notes=[SECOND_PUSH_NOTE, PANIC_NOTE, PRICE_NOTE, *reading.notes],
     )
+
+
+def _read_side(plan: Replay, result: Any) -> FabulaeDice:
+    new_side = plan.pushable.side(result)
+    if new_side is None:  # the same roll, its dice changed: always a side
+        raise not_computed(plan.pushable.kind.name, "its replay read no roll")
+    return new_side
+
+
+def _lowered(reading: Reading, values: Mapping[str, int], absorbed: int) -> Mapping[str, int]:
+    """FAB-67: the values as they read with `absorbed` more damage stopped by fresh sixes."""
+    if not absorbed:
+        return values
+    return {
+        name: value - absorbed if name in reading.lowered else value
+        for name, value in values.items()
+    }
 
 
 def _replays(
@@ -359,27 +386,38 @@ def _replays(
     fresh: int,
     face_die: int,
     version: RulesVersion,
-) -> Iterator[tuple[Any, int]]:
-    """The roll replayed with one class of its rerolled dice, for each class of the fresh
-    dice it draws, with the ways of that class out of 6^fresh times the face die's sides."""
+) -> Iterator[tuple[Any, dict[int, int]]]:
+    """The roll replayed with one class of its rerolled dice, for each face of the face
+    die, with the ways of the fresh dice (out of 6^fresh times the face die's sides) by the
+    damage their sixes absorb beyond the replay's, which drew them all blank."""
     kind = plan.pushable.kind
+
+    def replayed(sixes: int, face: int) -> tuple[Any, _FreshSixes]:
+        source = _FreshSixes(fresh, sixes, (face_die, face), reading.later_unread, kind.name)
+        result = kind.resolve(plan.request, PushedDice(plan.recorded, faces, source), version)
+        return result.result, source
+
     for face in range(1, face_die + 1) if face_die else (0,):
-        sixes = 0
-        while sixes <= fresh:
-            source = _FreshSixes(fresh, sixes, (face_die, face), reading.later_unread, kind.name)
-            result = kind.resolve(plan.request, PushedDice(plan.recorded, faces, source), version)
-            if source.drawn == 0:  # no fresh die: every face of them gives this result
-                last = fresh
-            elif source.drawn >= fresh:
-                # FAB-67: sixes beyond the damage absorb nothing more: one result for all.
-                absorbed = reading.absorbs(result.result)
-                last = fresh if absorbed is not None and sixes >= absorbed else sixes
-            else:  # protection dice are drawn all together (FAB-67)
-                raise not_computed(kind.name, "it now draws part of its protection dice")
-            ways = sum(comb(fresh, k) * 5 ** (fresh - k) for k in range(sixes, last + 1))
-            # A face die not drawn: every one of its faces gives this result.
-            yield result.result, ways * (1 if source.face_drawn else max(1, face_die))
-            sixes = last + 1
+        result, source = replayed(0, face)
+        # A face die not drawn: every one of its faces gives this result.
+        scale = 1 if source.face_drawn else max(1, face_die)
+        damage = reading.absorbs(result)
+        if source.drawn == 0:  # no fresh die: every face of them gives this result
+            yield result, {0: 6**fresh * scale}
+        elif source.drawn < fresh:  # protection dice are drawn all together (FAB-67)
+            raise not_computed(kind.name, "it now draws part of its protection dice")
+        elif damage is not None and reading.lowered:
+            # FAB-67: s sixes absorb min(damage, s), the blank replay min(damage, 0).
+            by_absorbed: dict[int, int] = defaultdict(int)
+            for sixes in range(fresh + 1):
+                absorbed = min(damage, sixes) - min(damage, 0)
+                by_absorbed[absorbed] += comb(fresh, sixes) * 5 ** (fresh - sixes) * scale
+            yield result, dict(by_absorbed)
+        else:  # what the sixes change is not read by a count: each replayed
+            yield result, {0: 5**fresh * scale}
+            for sixes in range(1, fresh + 1):
+                again, _ = replayed(sixes, face)
+                yield again, {0: comb(fresh, sixes) * 5 ** (fresh - sixes) * scale}
         if not source.face_drawn:
             return
 
@@ -393,31 +431,28 @@ def _outcome(plan: Replay, result: Any, codes: tuple[str, ...]) -> str:
     return str(found.code)
 
 
-def stand_ins(pool: list[int], stress: list[int]) -> dict[tuple[tuple[int, int], ...], int]:
-    """The rerolled dice by class, each as one face per position and its ways. A roll reads
-    its sixes all together, pool and stress dice alike (FAB-11), a 1 on a stress die as
-    Panic (FAB-42) and a 1 anywhere as the push's price (FAB-32): classes with the same
-    sixes and the same 1s are one."""
-    classes: dict[tuple[int, bool, bool], tuple[dict[int, int], int]] = {}
-    for (pool_sixes, pool_one), pool_ways in rerolled(len(pool)).items():
-        for (stress_sixes, stress_one), stress_ways in rerolled(len(stress)).items():
-            key = (pool_sixes + stress_sixes, pool_one, stress_one)
-            faces, ways = classes.get(key, (None, 0))
-            if faces is None:
-                faces = {
-                    **_stand_in(pool, pool_sixes, pool_one),
-                    **_stand_in(stress, stress_sixes, stress_one),
-                }
-            classes[key] = (faces, ways + pool_ways * stress_ways)
-    return {tuple(sorted(faces.items())): ways for faces, ways in classes.values()}
+def read_classes(pool: int, stress: int) -> dict[tuple[int, bool], dict[bool, int]]:
+    """The rerolled dice by what a roll reads of them: its sixes, pool and stress dice alike
+    (FAB-11, FAB-42), and a 1 on a stress die, Panic (FAB-42); each class's ways by whether
+    a 1 shows among them, the push's price (FAB-32)."""
+    classes: dict[tuple[int, bool], dict[bool, int]] = {}
+    stress_classes = rerolled(stress).items()
+    for (pool_sixes, pool_one), pool_ways in rerolled(pool).items():
+        for (stress_sixes, stress_one), stress_ways in stress_classes:
+            by_one = classes.setdefault((pool_sixes + stress_sixes, stress_one), {})
+            one = pool_one or stress_one
+            by_one[one] = by_one.get(one, 0) + pool_ways * stress_ways
+    return classes
 
 
-def _stand_in(positions: list[int], sixes: int, one: bool) -> dict[int, int]:
-    """One face per rerolled die standing for its class: the sixes, then a 1 if there is
-    one, then blanks."""
-    faces = [6] * sixes + [1] * int(one)
-    faces += [BLANK] * (len(positions) - len(faces))
-    return dict(zip(positions, faces, strict=True))
+def stand_in(pool: list[int], stress: list[int], sixes: int, panic: bool) -> dict[int, int]:
+    """One face per rerolled die standing for a class: its sixes on the pool dice first,
+    then on the stress dice, and a stress die's 1 for a Panic; blanks elsewhere."""
+    on_pool = min(sixes, len(pool))
+    faces = [6] * on_pool + [BLANK] * (len(pool) - on_pool)
+    on_stress = [6] * (sixes - on_pool) + [1] * int(panic)
+    on_stress += [BLANK] * (len(stress) - len(on_stress))
+    return dict(zip([*pool, *stress], [*faces, *on_stress], strict=True))
 
 
 def _tally(
@@ -425,12 +460,11 @@ def _tally(
     laws: dict[str, dict[int, int]],
     ways: int,
     code: str,
-    side: FabulaeDice,
+    one: bool,
     absorb: bool,
 ) -> None:
     """The outcome and the push's price (FAB-31, FAB-32, FAB-34): a 1 in the final set."""
     outcomes[code] += ways
-    one = any(face == 1 for face in [*side.dice, *side.stress_dice])
     laws["destiny_spent"][2 if absorb and one else 1] += ways
     if not absorb:
         laws["state_price"][int(one)] += ways

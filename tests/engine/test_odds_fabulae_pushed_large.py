@@ -1,0 +1,188 @@
+"""Issue 21: the odds of large pushes of rolls with consequences (FAB-31 corrected), counted
+once per class of what the roll reads (its sixes, a stress die's 1) with the fresh
+protection sixes counted after the replay (FAB-67), equal exactly the odds replayed once
+per class of sixes, pool 1s and stress 1s and per fresh six (pushed_reference.py) on pools
+too large for the brute force; past the replays a request may ask, still refused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.engine.errors import RuleRefusal
+from app.engine.rulesets.fabulae.damage import ATTACK
+from app.engine.rulesets.fabulae.dangers import DANGER
+from app.engine.rulesets.fabulae.defense import DEFEND
+from app.engine.rulesets.fabulae.grappling import BREAK_FREE, GRAPPLE
+from app.engine.rulesets.fabulae.odds_push import rerolled
+from app.engine.rulesets.fabulae.odds_pushed import MAX_REPLAYS, computed_odds, read_classes
+from app.engine.rulesets.fabulae.powers import POWER
+from app.engine.rulesets.fabulae.push import PUSH
+from app.engine.rulesets.fabulae.recovery import RECOVER
+from app.engine.rulesets.fabulae.sequelae import STABILIZE
+from tests.engine.fabulae import combat
+from tests.engine.fabulae.core import ALLY, PC, char, clock, make_sheet
+from tests.engine.fabulae.pushed_reference import reference_odds
+from tests.engine.test_odds_fabulae_power_push import caster
+from tests.engine.test_odds_fabulae_pushed import LEATHER, lethal, pushing
+
+P = pytest.param
+CORRECTED = 2
+PLATE = {"armor": {"id": "factory_plate"}}
+
+
+def plus(count: int, dice: int = 2) -> list[dict[str, Any]]:
+    return [{"source": f"bonus {n}", "dice": dice} for n in range(count)]
+
+
+class Drawn:
+    """The `head` faces, then `face` on every die after them, counting what is drawn."""
+
+    def __init__(self, head: list[int], face: int) -> None:
+        self.faces: list[int] = []
+        self.head, self.face = head, face
+
+    def roll(self, sides: int) -> int:
+        index = len(self.faces)
+        self.faces.append(self.head[index] if index < len(self.head) else min(self.face, sides))
+        return self.faces[-1]
+
+    @property
+    def draws(self) -> list[Any]:
+        return []
+
+
+def faces_of(kind: Any, body: dict[str, Any], head: list[int], face: int = 3) -> list[int]:
+    """`head`, then `face` on every die the roll draws after them."""
+    source = Drawn(head, face)
+    kind.resolve(kind.request.model_validate(body), source, CORRECTED)
+    return source.faces
+
+
+def attack(target: dict[str, Any], **inputs: Any) -> dict[str, Any]:
+    shooter = combat.attacker_sheet(destiny=2, stress=inputs.pop("stress", 0))
+    return combat.attack_req(
+        shooter, combat.make_sheet(**target), "ranged", "revolver", target_kind="pc", **inputs
+    )
+
+
+def grapple(stress: int) -> dict[str, Any]:
+    attacker = char(make_sheet({"physique": 2}, destiny=1, stress=stress), PC, "pc")
+    target = char(make_sheet({"physique": 2}), ALLY, "pc")
+    return {
+        **clock(),
+        "attacker": attacker,
+        "target": target,
+        "defense": "parry",
+        "modifiers": plus(3),
+    }
+
+
+def cases() -> list[Any]:
+    medic = make_sheet({"intellect": 3}, destiny=2, stress=2)
+    care = {
+        **clock(),
+        "mode": "care",
+        "healer": char(medic, ALLY),
+        "track": "physical",
+        "patient": char(make_sheet(states=["epuise", "meurtri"])),
+        "helpers": 3,
+        "modifiers": plus(2),
+    }
+    healer = make_sheet({"intellect": 5}, {"soin": 3}, destiny=1, stress=2)
+    patient = make_sheet(sequelae=[{**lethal(), "delay": "round"}])
+    stabilise = {
+        **clock(),
+        "healer": char(healer, ALLY),
+        "patient": char(patient),
+        "sequela": 0,
+    }
+    holder = char(make_sheet({"physique": 2}), ALLY, "pc")
+    free = {
+        **clock(),
+        "character": char(make_sheet({"physique": 5}, destiny=1, stress=3, grappled_by=ALLY)),
+        "holder": holder,
+    }
+    danger = combat.danger_req(
+        combat.make_sheet({"physique": 5}, destiny=1, stress=2), "cold", "pc"
+    )
+    wise = {"intellect": 5}
+    bolt = combat.power_req(
+        caster("bolt", destiny=1, skill=3, attributes=wise),
+        "bolt",
+        1,
+        [char(combat.make_sheet(**PLATE), ALLY, "pc")],
+    )
+    drain = combat.power_req(
+        caster("drain", destiny=1, skill=3, attributes=wise),
+        "drain",
+        1,
+        [char(combat.make_sheet(pp=3), ALLY, "pc")],
+    )
+    parried = combat.attack_req(
+        combat.attacker_sheet(destiny=2, stress=1),
+        combat.make_sheet(**PLATE),
+        "melee",
+        "wrench",
+        target_kind="pc",
+        defense="parry",
+        modifiers=plus(4),
+    )
+    return [
+        P(ATTACK, attack(PLATE, cover=6, modifiers=plus(5)), [], id="FAB-67-fresh-plate-cover"),
+        P(ATTACK, attack(PLATE, stress=3, modifiers=plus(4)), [], id="FAB-42-stress-fresh"),
+        P(ATTACK, attack(PLATE, cover=3, modifiers=plus(5)), [6, 6], id="FAB-67-replayed"),
+        P(ATTACK, attack({}, modifiers=plus(6)), [1, 6], id="FAB-32-kept-one-unarmored"),
+        P(ATTACK, parried, [], id="FAB-37-against-the-kept-parry"),
+        P(DEFEND, {**clock(), "attack": parried}, [], id="FAB-62-defend"),
+        P(GRAPPLE, grapple(2), [], id="FAB-63-grapple"),
+        P(BREAK_FREE, free, [], id="FAB-63-break-free"),
+        P(RECOVER, care, [], id="FAB-80-care"),
+        P(STABILIZE, stabilise, [5, 1], id="FAB-52-stabilise"),
+        P(DANGER, danger, [], id="FAB-73-cold"),
+        P(POWER, bolt, [], id="FAB-102-bolt-fresh-plate"),
+        P(POWER, drain, [], id="FAB-101-drain"),
+    ]
+
+
+@pytest.mark.parametrize(("kind", "body", "head"), cases())
+def test_FAB_31_counted_pushes_equal_the_replay_of_every_class(
+    kind: Any, body: dict[str, Any], head: list[int]
+) -> None:
+    push = PUSH.request.model_validate(pushing(kind, body, faces_of(kind, body, head)))
+    counted = computed_odds(push, CORRECTED)
+    assert counted == reference_odds(push, CORRECTED)
+    assert sum(d.mean for d in counted.distributions if d.name == "destiny_spent") >= 1
+
+
+def test_FAB_31_a_sixty_two_dice_push_is_answered_as_every_class_replayed() -> None:
+    """Refused before issue 21's counted classes: 62 rerolled dice against a fresh armor die
+    (FAB-67)."""
+    body = attack(LEATHER, modifiers=plus(10, 6))
+    push = PUSH.request.model_validate(pushing(ATTACK, body, [3] * 62))
+    assert computed_odds(push, CORRECTED) == reference_odds(push, CORRECTED)
+
+
+def test_FAB_31_a_push_past_the_replays_one_request_may_ask_is_still_refused() -> None:
+    """Each class of what the roll reads replays the roll's own rules: with stress dice
+    (FAB-42) a 1 on them is a class of its own, so a large pool with many stress dice
+    would take seconds; refused with the reason (the push itself is still made)."""
+    body = attack(LEATHER, stress=30, modifiers=plus(10, 6))
+    push = PUSH.request.model_validate(pushing(ATTACK, body, [3] * 92))
+    assert PUSH.odds is not None
+    with pytest.raises(RuleRefusal, match=f"more than the {MAX_REPLAYS} answered at once"):
+        PUSH.odds(push, CORRECTED)
+
+
+@pytest.mark.parametrize(("pool", "stress"), [(0, 3), (4, 0), (3, 2), (5, 4)])
+def test_FAB_42_read_classes_count_every_reroll(pool: int, stress: int) -> None:
+    """Each class's ways by a 1 among the rerolled dice sum to 6^n, and match the pool's
+    and the stress dice's own counts (FAB-11, FAB-32, FAB-42)."""
+    classes = read_classes(pool, stress)
+    assert sum(sum(by_one.values()) for by_one in classes.values()) == 6 ** (pool + stress)
+    panics = sum(ways for (_, panic), by in classes.items() if panic for ways in by.values())
+    assert panics == sum(w for (_, one), w in rerolled(stress).items() if one) * 6**pool
+    for (sixes, panic), by_one in classes.items():
+        assert 0 <= sixes <= pool + stress - int(panic)
+        assert not panic or set(by_one) == {True}
