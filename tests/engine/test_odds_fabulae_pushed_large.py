@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 
 from app.engine.errors import RuleRefusal
+from app.engine.rulesets.fabulae import odds_pushed
 from app.engine.rulesets.fabulae.damage import ATTACK
 from app.engine.rulesets.fabulae.dangers import DANGER
 from app.engine.rulesets.fabulae.defense import DEFEND
 from app.engine.rulesets.fabulae.grappling import BREAK_FREE, GRAPPLE
 from app.engine.rulesets.fabulae.odds_push import rerolled
-from app.engine.rulesets.fabulae.odds_pushed import MAX_REPLAYS, computed_odds, read_classes
+from app.engine.rulesets.fabulae.odds_pushed import computed_odds, read_classes
 from app.engine.rulesets.fabulae.powers import POWER
 from app.engine.rulesets.fabulae.push import PUSH
 from app.engine.rulesets.fabulae.recovery import RECOVER
@@ -164,15 +165,65 @@ def test_FAB_31_a_sixty_two_dice_push_is_answered_as_every_class_replayed() -> N
     assert computed_odds(push, CORRECTED) == reference_odds(push, CORRECTED)
 
 
-def test_FAB_31_a_push_past_the_replays_one_request_may_ask_is_still_refused() -> None:
-    """Each class of what the roll reads replays the roll's own rules: with stress dice
-    (FAB-42) a 1 on them is a class of its own, so a large pool with many stress dice
-    would take seconds; refused with the reason (the push itself is still made)."""
+def test_FAB_42_a_large_push_with_stress_dice_is_answered_as_every_class_replayed() -> None:
+    """62 pool dice and 30 stress dice (FAB-42): a Panic swept apart from the rest."""
     body = attack(LEATHER, stress=30, modifiers=plus(10, 6))
     push = PUSH.request.model_validate(pushing(ATTACK, body, [3] * 92))
-    assert PUSH.odds is not None
-    with pytest.raises(RuleRefusal, match=f"more than the {MAX_REPLAYS} answered at once"):
-        PUSH.odds(push, CORRECTED)
+    assert computed_odds(push, CORRECTED) == reference_odds(push, CORRECTED)
+
+
+def large_cases() -> list[Any]:
+    medic = make_sheet({"intellect": 5}, {"soin": 3}, destiny=2, stress=4)
+    care = {
+        **clock(),
+        "mode": "care",
+        "healer": char(medic, ALLY),
+        "track": "physical",
+        "patient": char(make_sheet(states=["epuise", "meurtri"])),
+        "helpers": 3,
+        "modifiers": plus(10, 6),
+    }
+    strong = make_sheet({"physique": 5}, {"combat": 3}, destiny=1, stress=3)
+    hold = {
+        **clock(),
+        "attacker": char(strong, PC, "pc"),
+        "target": char(make_sheet({"physique": 3}), ALLY, "pc"),
+        "defense": "parry",
+        "modifiers": plus(10, 6),
+    }
+    dimming = combat.power_req(
+        caster("light_dark", destiny=1, skill=3, attributes={"intellect": 5}, stress=6),
+        "light_dark",
+        3,
+    )
+    return [
+        P(RECOVER, care, id="FAB-80-a-large-care"),
+        P(GRAPPLE, hold, id="FAB-63-a-large-grapple"),
+        P(POWER, dimming, id="FAB-102-light-dark-malus-jumps"),
+    ]
+
+
+@pytest.mark.parametrize(("kind", "body"), large_cases())
+def test_FAB_31_large_pushes_of_every_reading_are_answered_as_every_class_replayed(
+    kind: Any, body: dict[str, Any]
+) -> None:
+    """Tests, opposed rolls and a power whose malus jumps from −2 to −4 at its first
+    Prouesse (FAB-102): the runs of sixes whose ends do not agree are halved."""
+    push = PUSH.request.model_validate(pushing(kind, body, faces_of(kind, body, [])))
+    assert computed_odds(push, CORRECTED) == reference_odds(push, CORRECTED)
+
+
+def test_FAB_31_a_push_past_the_replays_one_request_may_ask_is_refused_saying_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each replay runs the roll's own rules: a push whose classes would need more replays
+    than a request may ask is refused with the reason (the push itself is still made)."""
+    monkeypatch.setattr(odds_pushed, "MAX_REPLAYS", 4)
+    body = attack(PLATE, cover=8, modifiers=plus(3))
+    push = PUSH.request.model_validate(pushing(ATTACK, body, faces_of(ATTACK, body, [])))
+    with pytest.raises(RuleRefusal, match="than the 4 answered at once") as said:
+        computed_odds(push, CORRECTED)
+    assert said.value.rule == "FAB-31" and "8 rerolled dice and 12 fresh ones" in said.value.detail
 
 
 @pytest.mark.parametrize(("pool", "stress"), [(0, 3), (4, 0), (3, 2), (5, 4)])

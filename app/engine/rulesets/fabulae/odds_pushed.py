@@ -6,14 +6,16 @@ caster roll (bolt, light_dark, silence_noise, drain).
 The push keeps the roller's 1s and 6s and rerolls every 2..5 (FAB-31); the roll is then
 replayed by its own kind's resolve (pushed.py's PushedDice): the other side's dice and the
 dice the roll drew after them stay as recorded (FAB-37), and fresh dice are drawn only where
-the roll now needs more. A roll reads its dice by their sixes and 1s alone (FAB-11, FAB-42,
-FAB-32), so the rerolled dice count by class (how many sixes, a 1 among the pool dice or
-not, among the stress dice or not), each class replayed once with one face standing for
-its ways. The fresh dice a roll may now need are counted the same way: an attack's or a
-bolt's protection dice by their sixes (FAB-67), the binomial ways C(n,s)·5^(n−s), sixes
-beyond the damage in one replay; a drain's 1D3 by each face (FAB-101). Any other fresh die
-is refused rather than guessed, unless what the odds count is read before it (the state
-dice after an attack's damage, FAB-68).
+the roll now needs more. A roll reads its dice by their sixes and a stress die's 1 alone
+(FAB-11, FAB-42); a 1 anywhere is the push's price (FAB-32), counted apart. So the rerolled
+dice count by class (how many sixes, a Panic or not), one face standing for each class's
+ways, and the classes are swept by their sixes (odds_sweep.py): a run of classes whose ends
+read alike is read from its ends. The fresh dice a roll may now need are counted the same
+way: an attack's or a bolt's protection dice by their sixes (FAB-67), the binomial ways
+C(n,s)·5^(n−s), each lowering the damage read from one replay where they all show no six;
+a drain's 1D3 by each face (FAB-101). Any other fresh die is refused rather than guessed,
+unless what the odds count is read before it (the state dice after an attack's damage,
+FAB-68).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from math import comb
 from typing import TYPE_CHECKING, Any, Final
 
@@ -32,9 +34,11 @@ from app.engine.rulesets.fabulae.damage import FabulaeAttackRequest, protection_
 from app.engine.rulesets.fabulae.odds import (
     PANIC_NOTE,
     TEST_OUTCOMES,
+    binomial_row,
     counted,
     ordered,
     over_codes,
+    poly_mul,
 )
 from app.engine.rulesets.fabulae.odds_attack import (
     ATTACK_OUTCOMES,
@@ -43,8 +47,9 @@ from app.engine.rulesets.fabulae.odds_attack import (
 )
 from app.engine.rulesets.fabulae.odds_danger import STATES_NOTE as DANGER_STATES_NOTE
 from app.engine.rulesets.fabulae.odds_power import STATES_NOTE as POWER_STATES_NOTE
-from app.engine.rulesets.fabulae.odds_push import PRICE_NOTE, SECOND_PUSH_NOTE, rerolled
+from app.engine.rulesets.fabulae.odds_push import PRICE_NOTE, SECOND_PUSH_NOTE
 from app.engine.rulesets.fabulae.odds_sequelae import DEATH_OUTCOMES
+from app.engine.rulesets.fabulae.odds_sweep import Reads, swept
 from app.engine.rulesets.fabulae.pools import FabulaeDice
 from app.engine.rulesets.fabulae.powers import DRAIN_DIE
 from app.engine.rulesets.fabulae.pushed import PushedDice, Replay
@@ -110,6 +115,7 @@ class Reading:
     not_read: Callable[[Replay], str | None] = lambda replay: None
     absorbs: Callable[[Any], int | None] = lambda result: None
     lowered: tuple[str, ...] = ()
+    per_six: frozenset[str] = frozenset()
     face_die: Callable[[Replay], int] = lambda replay: 0
 
 
@@ -227,6 +233,10 @@ def _power_not_read(replay: Replay) -> str | None:
     return f"{power} rolls no caster's roll these odds replay"
 
 
+# FAB-11, FAB-36, FAB-66: the values a six moves by one at most, within one outcome.
+TEST_SIXES: Final = frozenset({"sixes", "prouesses"})
+NET_SIXES: Final = frozenset({"net", "prouesses"})
+
 READINGS: Final[dict[str, Reading]] = {
     "fabulae.attack": Reading(
         outcomes=lambda replay: ATTACK_OUTCOMES,
@@ -234,6 +244,7 @@ READINGS: Final[dict[str, Reading]] = {
         fresh_sixes=lambda replay: _protection(replay.request, replay.first.result),
         absorbs=lambda result: _hit_damage(result),
         lowered=("damage",),
+        per_six=frozenset({"damage"}),
         later_unread=True,
         notes=(STATES_NOTE,),
     ),
@@ -243,12 +254,15 @@ READINGS: Final[dict[str, Reading]] = {
         fresh_sixes=lambda replay: _protection(*_defended(replay)) if _attacked(replay) else 0,
         absorbs=lambda result: _hit_damage(result.attack) if result.attack is not None else None,
         lowered=("damage",),
+        per_six=NET_SIXES | {"damage"},
         later_unread=True,
         notes=(STATES_NOTE,),
     ),
-    "fabulae.grapple": Reading(outcomes=lambda replay: GRAPPLE_OUTCOMES, values=_opposed_values),
+    "fabulae.grapple": Reading(
+        outcomes=lambda replay: GRAPPLE_OUTCOMES, values=_opposed_values, per_six=NET_SIXES
+    ),
     "fabulae.break_free": Reading(
-        outcomes=lambda replay: BREAK_FREE_OUTCOMES, values=_opposed_values
+        outcomes=lambda replay: BREAK_FREE_OUTCOMES, values=_opposed_values, per_six=NET_SIXES
     ),
     "fabulae.danger": Reading(
         outcomes=lambda replay: TEST_OUTCOMES,
@@ -264,21 +278,29 @@ READINGS: Final[dict[str, Reading]] = {
             (hit.damage for hit in (result.targets or {}).values()), default=None
         ),
         lowered=("through",),
+        # FAB-102: a bolt's damage is 2 + its Prouesses; a malus jumps from −2 to −4.
+        per_six=TEST_SIXES | NET_SIXES | {"through"},
         later_unread=True,
         notes=(POWER_STATES_NOTE,),
         not_read=_power_not_read,
         face_die=lambda replay: _drain_die(replay),
     ),
-    "fabulae.death_test": Reading(outcomes=lambda replay: DEATH_OUTCOMES, values=_test_values),
-    "fabulae.stabilize": Reading(outcomes=lambda replay: TEST_OUTCOMES, values=_test_values),
-    "fabulae.recover": Reading(outcomes=lambda replay: TEST_OUTCOMES, values=_test_values),
+    "fabulae.death_test": Reading(
+        outcomes=lambda replay: DEATH_OUTCOMES, values=_test_values, per_six=TEST_SIXES
+    ),
+    "fabulae.stabilize": Reading(
+        outcomes=lambda replay: TEST_OUTCOMES, values=_test_values, per_six=TEST_SIXES
+    ),
+    "fabulae.recover": Reading(
+        outcomes=lambda replay: TEST_OUTCOMES, values=_test_values, per_six=TEST_SIXES
+    ),
 }
 
 
-# Replays of a pushed roll one odds request may ask for (each runs the kind's own resolve,
-# a millisecond or two for an attack): up to a twelve-dice attack answers, a larger one is
-# refused with the reason.
-MAX_REPLAYS = 160
+# Replays of a pushed roll one odds request may ask for, each running the kind's own
+# resolve: a sweep asks a few dozen at most for the largest pools a sheet allows; a push
+# that would ask more is refused with the reason rather than answered in seconds.
+MAX_REPLAYS = 80
 
 
 def not_computed(kind: str, why: str) -> Exception:
@@ -304,9 +326,9 @@ def _odds_of_request(request: str, version: RulesVersion) -> Odds:
 
 
 def computed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
-    """Every class of the rerolled dice replayed once through the kind's own resolve,
-    weighted by the faces it stands for; the fresh protection dice's sixes are counted
-    after the replay, by the damage they absorb (FAB-67)."""
+    """The classes of the rerolled dice swept by their sixes, each replayed through the
+    kind's own resolve (or read from the ends of its run), weighted by the faces it stands
+    for; the fresh protection dice's sixes counted after the replay (FAB-67)."""
     from app.engine.rulesets.fabulae.push import replay_plan
 
     plan = replay_plan(request, version)  # the refusals the push makes before any die
@@ -335,26 +357,37 @@ def computed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
         raise not_computed(kind.name, "it now draws protection dice and a die read by its face")
     whole *= max(1, face_die)
     classes = read_classes(len(pool), len(stress))
-    replays = len(classes) * max(1, face_die)
-    if replays > MAX_REPLAYS:
-        # Each replay runs the roll's own rules: past the cap the answer would take seconds.
-        raise not_computed(
-            kind.name,
-            f"its {len(pool) + len(stress)} rerolled dice need {replays} replays of the roll, "
-            f"more than the {MAX_REPLAYS} answered at once",
-        )
-    for (sixes, panic), by_one in classes.items():
+    replays = 0
+
+    def spend() -> None:
+        nonlocal replays
+        replays += 1
+        if replays > MAX_REPLAYS:
+            raise not_computed(
+                kind.name,
+                f"its {len(pool) + len(stress)} rerolled dice and {fresh + face_die} fresh "
+                f"ones need more replays of the roll than the {MAX_REPLAYS} answered at once",
+            )
+
+    def replay(sixes: int, panic: bool) -> Reads:
         faces = stand_in(pool, stress, sixes, panic)
-        for result, fresh_ways in _replays(plan, reading, faces, fresh, face_die, version):
-            code = _outcome(plan, result, codes)
-            values = reading.values(result, _read_side(plan, result))
-            for absorbed, ways in fresh_ways.items():
-                lowered = _lowered(reading, values, absorbed)
-                for one, rerolled_ways in by_one.items():
-                    count = rerolled_ways * ways
-                    _tally(outcomes, laws, count, code, kept_one or one, request.absorb)
-                    for name, value in lowered.items():
-                        laws[name][value] += count
+        return [
+            (_outcome(plan, result, codes), reading.values(result, _read_side(plan, result)), ways)
+            for result, ways in _replays(plan, reading, faces, fresh, face_die, version, spend)
+        ]
+
+    for panic in (False, True):  # FAB-42: a Panic is an outcome of its own, swept apart
+        counts = sorted(sixes for sixes, panicked in classes if panicked == panic)
+        read = swept(counts, partial(replay, panic=panic), reading.per_six)
+        for sixes, reads in read.items():
+            for code, values, fresh_ways in reads:
+                for absorbed, ways in fresh_ways.items():
+                    lowered = _lowered(reading, values, absorbed)
+                    for one, rerolled_ways in classes[(sixes, panic)].items():
+                        count = rerolled_ways * ways
+                        _tally(outcomes, laws, count, code, kept_one or one, request.absorb)
+                        for name, value in lowered.items():
+                            laws[name][value] += count
     return Odds(
         outcomes=outcome_odds(ordered(codes, over_codes(outcomes, whole))),
         distributions=[counted(name, law, whole) for name, law in laws.items()],
@@ -386,6 +419,7 @@ def _replays(
     fresh: int,
     face_die: int,
     version: RulesVersion,
+    spend: Callable[[], None],
 ) -> Iterator[tuple[Any, dict[int, int]]]:
     """The roll replayed with one class of its rerolled dice, for each face of the face
     die, with the ways of the fresh dice (out of 6^fresh times the face die's sides) by the
@@ -393,6 +427,7 @@ def _replays(
     kind = plan.pushable.kind
 
     def replayed(sixes: int, face: int) -> tuple[Any, _FreshSixes]:
+        spend()
         source = _FreshSixes(fresh, sixes, (face_die, face), reading.later_unread, kind.name)
         result = kind.resolve(plan.request, PushedDice(plan.recorded, faces, source), version)
         return result.result, source
@@ -434,14 +469,22 @@ def _outcome(plan: Replay, result: Any, codes: tuple[str, ...]) -> str:
 def read_classes(pool: int, stress: int) -> dict[tuple[int, bool], dict[bool, int]]:
     """The rerolled dice by what a roll reads of them: its sixes, pool and stress dice alike
     (FAB-11, FAB-42), and a 1 on a stress die, Panic (FAB-42); each class's ways by whether
-    a 1 shows among them, the push's price (FAB-32)."""
+    a 1 shows among them, the push's price (FAB-32). Of n dice, k sixes and no 1 come
+    C(n,k)·4^(n−k) ways, k sixes C(n,k)·5^(n−k)."""
+    pool_calm, pool_all = binomial_row(pool, 4), binomial_row(pool, 5)
+    stress_calm, stress_all = binomial_row(stress, 4), binomial_row(stress, 5)
+    pool_one = [every - calm for every, calm in zip(pool_all, pool_calm, strict=True)]
+    stress_one = [every - calm for every, calm in zip(stress_all, stress_calm, strict=True)]
+    parts = (
+        (False, False, poly_mul(pool_calm, stress_calm)),
+        (False, True, poly_mul(pool_one, stress_calm)),
+        (True, True, poly_mul(pool_all, stress_one)),
+    )
     classes: dict[tuple[int, bool], dict[bool, int]] = {}
-    stress_classes = rerolled(stress).items()
-    for (pool_sixes, pool_one), pool_ways in rerolled(pool).items():
-        for (stress_sixes, stress_one), stress_ways in stress_classes:
-            by_one = classes.setdefault((pool_sixes + stress_sixes, stress_one), {})
-            one = pool_one or stress_one
-            by_one[one] = by_one.get(one, 0) + pool_ways * stress_ways
+    for panic, one, ways_by_sixes in parts:
+        for sixes, ways in enumerate(ways_by_sixes):
+            if ways:
+                classes.setdefault((sixes, panic), {})[one] = ways
     return classes
 
 
