@@ -380,14 +380,16 @@ def computed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
         counts = sorted(sixes for sixes, panicked in classes if panicked == panic)
         read = swept(counts, partial(replay, panic=panic), reading.per_six)
         for sixes, reads in read.items():
+            by_one = classes[(sixes, panic)]
+            rerolled_ways = sum(by_one.values())
             for code, values, fresh_ways in reads:
+                fresh_ways_all = sum(fresh_ways.values())
+                for one, ways in by_one.items():  # the price reads the 1s, the rest not
+                    count = ways * fresh_ways_all
+                    _tally(outcomes, laws, count, code, kept_one or one, request.absorb)
                 for absorbed, ways in fresh_ways.items():
-                    lowered = _lowered(reading, values, absorbed)
-                    for one, rerolled_ways in classes[(sixes, panic)].items():
-                        count = rerolled_ways * ways
-                        _tally(outcomes, laws, count, code, kept_one or one, request.absorb)
-                        for name, value in lowered.items():
-                            laws[name][value] += count
+                    for name, value in _lowered(reading, values, absorbed).items():
+                        laws[name][value] += rerolled_ways * ways
     return Odds(
         outcomes=outcome_odds(ordered(codes, over_codes(outcomes, whole))),
         distributions=[counted(name, law, whole) for name, law in laws.items()],
