@@ -6,6 +6,7 @@ too large for the brute force; past the replays a request may ask, still refused
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -196,7 +197,12 @@ def large_cases() -> list[Any]:
         "light_dark",
         3,
     )
+    hardy = combat.make_sheet({"physique": 5}, {"resistance": 3}, destiny=1, stress=5)
+    poison = combat.danger_req(hardy, "poison", "pc", intensity=9)
+    drowning = combat.danger_req(hardy, "drowning", "pc")
     return [
+        P(DANGER, poison, id="FAB-73-poison-against-its-dice"),
+        P(DANGER, drowning, id="FAB-73-drowning-sinks"),
         P(RECOVER, care, id="FAB-80-a-large-care"),
         P(GRAPPLE, hold, id="FAB-63-a-large-grapple"),
         P(POWER, dimming, id="FAB-102-light-dark-malus-jumps"),
@@ -237,3 +243,38 @@ def test_FAB_42_read_classes_count_every_reroll(pool: int, stress: int) -> None:
     for (sixes, panic), by_one in classes.items():
         assert 0 <= sixes <= pool + stress - int(panic)
         assert not panic or set(by_one) == {True}
+
+
+def test_FAB_42_the_largest_push_a_sheet_allows_is_answered_in_few_replays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Habileté 5 + Tir 3 + aimed + ten modifiers of +6 and 99 stress dice (FAB-40), every
+    die a 3, at factory plate behind a fortification (FAB-67): 171 rerolled dice, swept in
+    fewer than 30 replays. Its Panic is a stress die's 1 among 99 (FAB-42), and its price a
+    1 among all 171 (FAB-32)."""
+    monkeypatch.setattr(odds_pushed, "MAX_REPLAYS", 30)
+    shooter = combat.make_sheet(
+        {"habilete": 5},
+        {"tir": 3},
+        destiny=2,
+        stress=99,
+        weapons=[{"id": "repeating_rifle", "ammo": 8}],
+    )
+    body = combat.attack_req(
+        shooter,
+        combat.make_sheet(**PLATE),
+        "ranged",
+        "repeating_rifle",
+        target_kind="pc",
+        aimed=True,
+        cover=8,
+        modifiers=plus(10, 6),
+    )
+    faces = faces_of(ATTACK, body, [])
+    push = PUSH.request.model_validate(pushing(ATTACK, body, faces))
+    odds = computed_odds(push, CORRECTED)
+    laws = {d.name: {v.value: Fraction(v.exact) for v in d.values} for d in odds.distributions}
+    calm = Fraction(5, 6) ** 99
+    assert laws["panics"] == {0: calm, 1: 1 - calm}
+    assert laws["state_price"] == {0: Fraction(5, 6) ** 171, 1: 1 - Fraction(5, 6) ** 171}
+    assert sum(Fraction(o.exact) for o in odds.outcomes) == 1
