@@ -18,7 +18,8 @@ from app.engine.rulesets.fabulae.dangers import DANGER
 from app.engine.rulesets.fabulae.defense import DEFEND
 from app.engine.rulesets.fabulae.grappling import BREAK_FREE, GRAPPLE
 from app.engine.rulesets.fabulae.odds_push import rerolled
-from app.engine.rulesets.fabulae.odds_pushed import computed_odds, read_classes
+from app.engine.rulesets.fabulae.odds_pushed import computed_odds
+from app.engine.rulesets.fabulae.odds_sweep import read_classes
 from app.engine.rulesets.fabulae.powers import POWER
 from app.engine.rulesets.fabulae.push import PUSH
 from app.engine.rulesets.fabulae.recovery import RECOVER

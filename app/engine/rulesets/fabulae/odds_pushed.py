@@ -34,11 +34,9 @@ from app.engine.rulesets.fabulae.damage import FabulaeAttackRequest, protection_
 from app.engine.rulesets.fabulae.odds import (
     PANIC_NOTE,
     TEST_OUTCOMES,
-    binomial_row,
     counted,
     ordered,
     over_codes,
-    poly_mul,
 )
 from app.engine.rulesets.fabulae.odds_attack import (
     ATTACK_OUTCOMES,
@@ -49,7 +47,7 @@ from app.engine.rulesets.fabulae.odds_danger import STATES_NOTE as DANGER_STATES
 from app.engine.rulesets.fabulae.odds_power import STATES_NOTE as POWER_STATES_NOTE
 from app.engine.rulesets.fabulae.odds_push import PRICE_NOTE, SECOND_PUSH_NOTE
 from app.engine.rulesets.fabulae.odds_sequelae import DEATH_OUTCOMES
-from app.engine.rulesets.fabulae.odds_sweep import Reads, swept
+from app.engine.rulesets.fabulae.odds_sweep import BLANK, Reads, read_classes, stand_in, swept
 from app.engine.rulesets.fabulae.pools import FabulaeDice
 from app.engine.rulesets.fabulae.powers import DRAIN_DIE
 from app.engine.rulesets.fabulae.pushed import PushedDice, Replay
@@ -57,8 +55,6 @@ from app.engine.rulesets.fabulae.pushed import PushedDice, Replay
 if TYPE_CHECKING:
     from app.engine.rulesets.fabulae.push import FabulaePushRequest
 
-# A face that stands for every 2..5: a Fabulae roll reads none of them (FAB-11, FAB-42).
-BLANK: Final = 2
 STATES_NOTE: Final = (
     "the states, sequelae and duration dice that follow the damage (FAB-68, FAB-50) are not "
     "part of these odds"
@@ -466,38 +462,6 @@ def _outcome(plan: Replay, result: Any, codes: tuple[str, ...]) -> str:
     if found is None or found.code not in codes:
         raise not_computed(plan.pushable.kind.name, "its outcome is not one its odds count")
     return str(found.code)
-
-
-def read_classes(pool: int, stress: int) -> dict[tuple[int, bool], dict[bool, int]]:
-    """The rerolled dice by what a roll reads of them: its sixes, pool and stress dice alike
-    (FAB-11, FAB-42), and a 1 on a stress die, Panic (FAB-42); each class's ways by whether
-    a 1 shows among them, the push's price (FAB-32). Of n dice, k sixes and no 1 come
-    C(n,k)·4^(n−k) ways, k sixes C(n,k)·5^(n−k)."""
-    pool_calm, pool_all = binomial_row(pool, 4), binomial_row(pool, 5)
-    stress_calm, stress_all = binomial_row(stress, 4), binomial_row(stress, 5)
-    pool_one = [every - calm for every, calm in zip(pool_all, pool_calm, strict=True)]
-    stress_one = [every - calm for every, calm in zip(stress_all, stress_calm, strict=True)]
-    parts = (
-        (False, False, poly_mul(pool_calm, stress_calm)),
-        (False, True, poly_mul(pool_one, stress_calm)),
-        (True, True, poly_mul(pool_all, stress_one)),
-    )
-    classes: dict[tuple[int, bool], dict[bool, int]] = {}
-    for panic, one, ways_by_sixes in parts:
-        for sixes, ways in enumerate(ways_by_sixes):
-            if ways:
-                classes.setdefault((sixes, panic), {})[one] = ways
-    return classes
-
-
-def stand_in(pool: list[int], stress: list[int], sixes: int, panic: bool) -> dict[int, int]:
-    """One face per rerolled die standing for a class: its sixes on the pool dice first,
-    then on the stress dice, and a stress die's 1 for a Panic; blanks elsewhere."""
-    on_pool = min(sixes, len(pool))
-    faces = [6] * on_pool + [BLANK] * (len(pool) - on_pool)
-    on_stress = [6] * (sixes - on_pool) + [1] * int(panic)
-    on_stress += [BLANK] * (len(stress) - len(on_stress))
-    return dict(zip([*pool, *stress], [*faces, *on_stress], strict=True))
 
 
 def _tally(

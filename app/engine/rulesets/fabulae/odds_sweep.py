@@ -1,19 +1,29 @@
-"""The classes of a pushed roll's rerolled dice swept by their sixes (FAB-31; issue 21): a
-roll of n dice has n + 1 classes, but what its rules decide moves by steps: within one
-outcome, each six adds at most one Prouesse, one net six, one damage (FAB-11, FAB-36,
-FAB-66), or nothing (a danger's damage, a power's malus, FAB-73, FAB-102).
+"""The classes of a pushed roll's rerolled dice, and their sweep by their sixes (FAB-31;
+issue 21). A roll reads its dice by their sixes and a stress die's 1 alone (FAB-11, FAB-42),
+so the rerolled dice count by class (how many sixes, a Panic or not), one face standing for
+each class's ways; a 1 anywhere is the push's price (FAB-32), counted apart. A roll of n
+dice has n + 1 classes of each, but what its rules decide moves by steps, never back as
+the sixes grow: the outcome, and within one outcome a six adds at most one Prouesse, one
+net six, one damage (FAB-11, FAB-36, FAB-66); the other values step as the outcome does or
+jump (a danger's damage, a power's −2 to −4 malus, FAB-73, FAB-102).
 
 So the classes are replayed at the ends of a run of sixes, and the run is read from its
 ends when they agree: the same outcome, the same fresh dice's ways, every value equal, and
-each value that may count the sixes (`per_six`) equal or apart by exactly the run's length.
-The rules read each of those values as monotone in the sixes, moving by at most one a six:
-apart by the whole run, it moved by one at every six; equal at both ends, it never moved.
-Otherwise the run is halved and each half swept the same way.
+each value a six moves by one (`per_six`) equal or apart by exactly the run's length. Being
+monotone, a value equal at both ends never moved; moving by one a six at most, a value
+apart by the whole run moved by one at every six. Otherwise the run is halved and each
+half swept the same way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Final
+
+from app.engine.rulesets.fabulae.odds import binomial_row, poly_mul
+
+# A face that stands for every 2..5: a Fabulae roll reads none of them (FAB-11, FAB-42).
+BLANK: Final = 2
 
 # What one replay of a class reads: the outcome's code, the values the odds count, and the
 # ways of the fresh dice by the damage their sixes absorb (FAB-67).
@@ -79,3 +89,35 @@ def _moved(first: Reads, slopes: Slopes, steps: int) -> Reads:
         (code, {name: value + moves[name] * steps for name, value in values.items()}, fresh)
         for (code, values, fresh), moves in zip(first, slopes, strict=True)
     ]
+
+
+def read_classes(pool: int, stress: int) -> dict[tuple[int, bool], dict[bool, int]]:
+    """The rerolled dice by what a roll reads of them: its sixes, pool and stress dice alike
+    (FAB-11, FAB-42), and a 1 on a stress die, Panic (FAB-42); each class's ways by whether
+    a 1 shows among them, the push's price (FAB-32). Of n dice, k sixes and no 1 come
+    C(n,k)·4^(n−k) ways, k sixes C(n,k)·5^(n−k)."""
+    pool_calm, pool_all = binomial_row(pool, 4), binomial_row(pool, 5)
+    stress_calm, stress_all = binomial_row(stress, 4), binomial_row(stress, 5)
+    pool_one = [every - calm for every, calm in zip(pool_all, pool_calm, strict=True)]
+    stress_one = [every - calm for every, calm in zip(stress_all, stress_calm, strict=True)]
+    parts = (
+        (False, False, poly_mul(pool_calm, stress_calm)),
+        (False, True, poly_mul(pool_one, stress_calm)),
+        (True, True, poly_mul(pool_all, stress_one)),
+    )
+    classes: dict[tuple[int, bool], dict[bool, int]] = {}
+    for panic, one, ways_by_sixes in parts:
+        for sixes, ways in enumerate(ways_by_sixes):
+            if ways:
+                classes.setdefault((sixes, panic), {})[one] = ways
+    return classes
+
+
+def stand_in(pool: list[int], stress: list[int], sixes: int, panic: bool) -> dict[int, int]:
+    """One face per rerolled die standing for a class: its sixes on the pool dice first,
+    then on the stress dice, and a stress die's 1 for a Panic; blanks elsewhere."""
+    on_pool = min(sixes, len(pool))
+    faces = [6] * on_pool + [BLANK] * (len(pool) - on_pool)
+    on_stress = [6] * (sixes - on_pool) + [1] * int(panic)
+    on_stress += [BLANK] * (len(stress) - len(on_stress))
+    return dict(zip([*pool, *stress], [*faces, *on_stress], strict=True))
