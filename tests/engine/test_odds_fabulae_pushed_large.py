@@ -6,6 +6,7 @@ too large for the brute force; past the replays a request may ask, still refused
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 from typing import Any
 
@@ -279,3 +280,77 @@ def test_FAB_42_the_largest_push_a_sheet_allows_is_answered_in_few_replays(
     assert laws["panics"] == {0: calm, 1: 1 - calm}
     assert laws["state_price"] == {0: Fraction(5, 6) ** 171, 1: 1 - Fraction(5, 6) ** 171}
     assert sum(Fraction(o.exact) for o in odds.outcomes) == 1
+
+
+class Drawing:
+    """Seeded faces, a 6 and a 1 twice as likely as in play so that kept dice show up."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.faces: list[int] = []
+
+    def roll(self, sides: int) -> int:
+        face = self.rng.choice([1, 2, 3, 4, 5, 6, 6]) if sides == 6 else self.rng.randint(1, sides)
+        self.faces.append(face)
+        return face
+
+
+def drawn_body(rng: random.Random) -> tuple[Any, dict[str, Any]]:
+    """An attack, a power's caster roll or a danger's save, its pools and sheets drawn."""
+    pick = rng.random()
+    if pick < 0.5:
+        armor = rng.choice([{}, LEATHER, PLATE])
+        mode = rng.choice(["ranged", "melee"])
+        extra: dict[str, Any] = {"modifiers": plus(rng.randint(0, 4))}
+        if mode == "ranged":
+            extra["cover"] = rng.choice([0, 3, 5])
+        else:
+            extra["defense"] = rng.choice(["none", "parry", "dodge"])
+        talents = ["cogneur"] if rng.random() < 0.3 else []
+        shooter = combat.attacker_sheet(destiny=2, stress=rng.choice([0, 1, 3]), talents=talents)
+        weapon = "revolver" if mode == "ranged" else "wrench"
+        target = combat.make_sheet(**armor)
+        kind = rng.choice(["pc", "npc"])
+        return ATTACK, combat.attack_req(shooter, target, mode, weapon, target_kind=kind, **extra)
+    if pick < 0.75:
+        power = rng.choice(["bolt", "light_dark", "silence_noise", "drain"])
+        target = rng.choice([{}, LEATHER, PLATE, {"pp": 1}, {"pp": 3}])
+        targets = [char(combat.make_sheet(**target), ALLY, "pc")]
+        wise = {"intellect": rng.randint(1, 5)}
+        sheet = caster(power, destiny=1, skill=rng.randint(0, 3), attributes=wise)
+        sheet["stress"] = rng.choice([0, 1, 3])
+        chosen = targets if power in ("bolt", "drain") else []
+        return POWER, combat.power_req(sheet, power, rng.randint(1, 2), chosen)
+    danger = rng.choice(["cold", "poison", "disease", "drowning"])
+    sheet = combat.make_sheet(
+        {"physique": rng.randint(1, 5)},
+        {"resistance": rng.randint(0, 3)},
+        destiny=1,
+        stress=rng.choice([0, 1, 3]),
+    )
+    phase = rng.choice(["float", "sink"])
+    return DANGER, combat.danger_req(
+        sheet, danger, rng.choice(["pc", "npc"]), intensity=rng.randint(3, 6), phase=phase
+    )
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_FAB_31_drawn_pushes_equal_the_replay_of_every_class(seed: int) -> None:
+    """Seeded attacks, caster rolls and saves, each pushed from faces drawn at random: the
+    counted odds equal the replay of every class, or both refuse (a panicked roll)."""
+    rng = random.Random(seed)
+    answered = 0
+    for _ in range(12):
+        kind, body = drawn_body(rng)
+        drawing = Drawing(rng)
+        kind.resolve(kind.request.model_validate(body), drawing, CORRECTED)
+        push = PUSH.request.model_validate(pushing(kind, body, drawing.faces))
+        try:
+            expected = reference_odds(push, CORRECTED)
+        except RuleRefusal:
+            with pytest.raises(RuleRefusal):
+                computed_odds(push, CORRECTED)
+            continue
+        assert computed_odds(push, CORRECTED) == expected
+        answered += 1
+    assert answered >= 6
