@@ -1,10 +1,11 @@
 """The exact odds of pushing an attack (FAB-31 corrected; issue 21), timed in process.
 
-A pushed roll with consequences is replayed through its kind's own resolve once per class
-of its rerolled dice (and of the fresh protection dice it may draw), so its time grows with
-the pool. This measures cold answers (each request distinct, so none comes from the cache)
-of a repeating-rifle shot that missed with every die showing 3, at a target in factory plate
-behind cover, for growing pools: Habileté 5 + Tir 3 + aimed, plus 0..10 modifiers of +6.
+A pushed roll with consequences is replayed through its kind's own resolve for the classes
+of its rerolled dice (swept by their sixes, odds_sweep.py), the fresh protection dice
+counted after the replay. This measures cold answers (each request distinct, so none comes
+from the cache) of a repeating-rifle shot that missed with every die showing 3, at a target
+in factory plate behind cover, for growing pools: Habileté 5 + Tir 3 + aimed, plus 0..10
+modifiers of +6, and stress dice on top up to the sheet's most (99, FAB-40).
 
     python -m bench.pushed_odds [--repeat 5]
 """
@@ -50,13 +51,14 @@ class _Threes:
         return 3
 
 
-def push_request(modifiers: int, cover: int, session: int) -> tuple[Any, int]:
+def push_request(modifiers: int, cover: int, session: int, stress: int = 0) -> tuple[Any, int]:
     """A distinct request for each session number: none is answered from the cache."""
+    shooter = {**SHOOTER, "stress": stress}
     attack = {
         "system": "fabulae-tenebris",
         "session": session,
         "scene": 1,
-        "attacker": _character(SHOOTER, "fab00000-0000-4000-8000-000000000001"),
+        "attacker": _character(shooter, "fab00000-0000-4000-8000-000000000001"),
         "target": _character(PLATED, "fab00000-0000-4000-8000-000000000002"),
         "mode": "ranged",
         "weapon": "repeating_rifle",
@@ -93,11 +95,12 @@ def main() -> None:
     repeat = parser.parse_args().repeat
     assert PUSH.odds is not None
     covers = (0, 3, 4, 5, 6, 8)
-    print("modifiers  dice  p50 ms  max ms  refused")
-    for modifiers in (0, 2, 5, 10):
+    print("modifiers  stress  dice  p50 ms  max ms  refused")
+    for modifiers, stress in ((0, 0), (2, 0), (5, 0), (10, 0), (10, 10), (10, 99)):
         times, refused = [], 0
         for index in range(repeat):
-            request, dice = push_request(modifiers, covers[index % len(covers)], index + 1)
+            cover = covers[index % len(covers)]
+            request, dice = push_request(modifiers, cover, index + 1, stress)
             started = time.perf_counter()
             try:
                 PUSH.odds(request, CORRECTED)
@@ -106,8 +109,8 @@ def main() -> None:
             times.append((time.perf_counter() - started) * 1000)
         times.sort()
         print(
-            f"{modifiers:9d}  {dice:4d}  {times[len(times) // 2]:6.0f}  {times[-1]:6.0f}  "
-            f"{refused:7d}"
+            f"{modifiers:9d}  {stress:6d}  {dice:4d}  {times[len(times) // 2]:6.0f}  "
+            f"{times[-1]:6.0f}  {refused:7d}"
         )
 
 

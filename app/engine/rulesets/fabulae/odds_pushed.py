@@ -6,14 +6,16 @@ caster roll (bolt, light_dark, silence_noise, drain).
 The push keeps the roller's 1s and 6s and rerolls every 2..5 (FAB-31); the roll is then
 replayed by its own kind's resolve (pushed.py's PushedDice): the other side's dice and the
 dice the roll drew after them stay as recorded (FAB-37), and fresh dice are drawn only where
-the roll now needs more. A roll reads its dice by their sixes and 1s alone (FAB-11, FAB-42,
-FAB-32), so the rerolled dice count by class (how many sixes, a 1 among the pool dice or
-not, among the stress dice or not), each class replayed once with one face standing for
-its ways. The fresh dice a roll may now need are counted the same way: an attack's or a
-bolt's protection dice by their sixes (FAB-67), the binomial ways C(n,s)·5^(n−s), sixes
-beyond the damage in one replay; a drain's 1D3 by each face (FAB-101). Any other fresh die
-is refused rather than guessed, unless what the odds count is read before it (the state
-dice after an attack's damage, FAB-68).
+the roll now needs more. A roll reads its dice by their sixes and a stress die's 1 alone
+(FAB-11, FAB-42); a 1 anywhere is the push's price (FAB-32), counted apart. So the rerolled
+dice count by class (how many sixes, a Panic or not), one face standing for each class's
+ways, and the classes are swept by their sixes (odds_sweep.py): a run of classes whose ends
+read alike is read from its ends. The fresh dice a roll may now need are counted the same
+way: an attack's or a bolt's protection dice by their sixes (FAB-67), the binomial ways
+C(n,s)·5^(n−s), each lowering the damage read from one replay where they all show no six;
+a drain's 1D3 by each face (FAB-101). Any other fresh die is refused rather than guessed,
+unless what the odds count is read before it (the state dice after an attack's damage,
+FAB-68).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from math import comb
 from typing import TYPE_CHECKING, Any, Final
 
@@ -43,8 +45,9 @@ from app.engine.rulesets.fabulae.odds_attack import (
 )
 from app.engine.rulesets.fabulae.odds_danger import STATES_NOTE as DANGER_STATES_NOTE
 from app.engine.rulesets.fabulae.odds_power import STATES_NOTE as POWER_STATES_NOTE
-from app.engine.rulesets.fabulae.odds_push import PRICE_NOTE, SECOND_PUSH_NOTE, rerolled
+from app.engine.rulesets.fabulae.odds_push import PRICE_NOTE, SECOND_PUSH_NOTE
 from app.engine.rulesets.fabulae.odds_sequelae import DEATH_OUTCOMES
+from app.engine.rulesets.fabulae.odds_sweep import BLANK, Reads, read_classes, stand_in, swept
 from app.engine.rulesets.fabulae.pools import FabulaeDice
 from app.engine.rulesets.fabulae.powers import DRAIN_DIE
 from app.engine.rulesets.fabulae.pushed import PushedDice, Replay
@@ -52,8 +55,6 @@ from app.engine.rulesets.fabulae.pushed import PushedDice, Replay
 if TYPE_CHECKING:
     from app.engine.rulesets.fabulae.push import FabulaePushRequest
 
-# A face that stands for every 2..5: a Fabulae roll reads none of them (FAB-11, FAB-42).
-BLANK: Final = 2
 STATES_NOTE: Final = (
     "the states, sequelae and duration dice that follow the damage (FAB-68, FAB-50) are not "
     "part of these odds"
@@ -99,7 +100,8 @@ class Reading:
     """What the odds of a kind's pushed roll read: its outcomes (worst to best for the
     roller), the values its own odds count, the fresh d6 that count by their sixes alone,
     whether any die drawn after those is unread by the odds, why a request is not read
-    (None when it is), and the damage the fresh sixes absorb at most (FAB-67)."""
+    (None when it is), the damage the fresh sixes absorb at most (FAB-67), and the values
+    each six it absorbs lowers by one."""
 
     outcomes: Callable[[Replay], tuple[str, ...]]
     values: Callable[[Any, FabulaeDice], Mapping[str, int]]
@@ -108,6 +110,8 @@ class Reading:
     notes: tuple[str, ...] = ()
     not_read: Callable[[Replay], str | None] = lambda replay: None
     absorbs: Callable[[Any], int | None] = lambda result: None
+    lowered: tuple[str, ...] = ()
+    per_six: frozenset[str] = frozenset()
     face_die: Callable[[Replay], int] = lambda replay: 0
 
 
@@ -225,12 +229,18 @@ def _power_not_read(replay: Replay) -> str | None:
     return f"{power} rolls no caster's roll these odds replay"
 
 
+# FAB-11, FAB-36, FAB-66: the values a six moves by one at most, within one outcome.
+TEST_SIXES: Final = frozenset({"sixes", "prouesses"})
+NET_SIXES: Final = frozenset({"net", "prouesses"})
+
 READINGS: Final[dict[str, Reading]] = {
     "fabulae.attack": Reading(
         outcomes=lambda replay: ATTACK_OUTCOMES,
         values=lambda result, side: _attack_values(result),
         fresh_sixes=lambda replay: _protection(replay.request, replay.first.result),
         absorbs=lambda result: _hit_damage(result),
+        lowered=("damage",),
+        per_six=frozenset({"damage"}),
         later_unread=True,
         notes=(STATES_NOTE,),
     ),
@@ -239,12 +249,16 @@ READINGS: Final[dict[str, Reading]] = {
         values=_defense_values,
         fresh_sixes=lambda replay: _protection(*_defended(replay)) if _attacked(replay) else 0,
         absorbs=lambda result: _hit_damage(result.attack) if result.attack is not None else None,
+        lowered=("damage",),
+        per_six=NET_SIXES | {"damage"},
         later_unread=True,
         notes=(STATES_NOTE,),
     ),
-    "fabulae.grapple": Reading(outcomes=lambda replay: GRAPPLE_OUTCOMES, values=_opposed_values),
+    "fabulae.grapple": Reading(
+        outcomes=lambda replay: GRAPPLE_OUTCOMES, values=_opposed_values, per_six=NET_SIXES
+    ),
     "fabulae.break_free": Reading(
-        outcomes=lambda replay: BREAK_FREE_OUTCOMES, values=_opposed_values
+        outcomes=lambda replay: BREAK_FREE_OUTCOMES, values=_opposed_values, per_six=NET_SIXES
     ),
     "fabulae.danger": Reading(
         outcomes=lambda replay: TEST_OUTCOMES,
@@ -259,21 +273,30 @@ READINGS: Final[dict[str, Reading]] = {
         absorbs=lambda result: max(
             (hit.damage for hit in (result.targets or {}).values()), default=None
         ),
+        lowered=("through",),
+        # FAB-102: a bolt's damage is 2 + its Prouesses; a malus jumps from −2 to −4.
+        per_six=TEST_SIXES | NET_SIXES | {"through"},
         later_unread=True,
         notes=(POWER_STATES_NOTE,),
         not_read=_power_not_read,
         face_die=lambda replay: _drain_die(replay),
     ),
-    "fabulae.death_test": Reading(outcomes=lambda replay: DEATH_OUTCOMES, values=_test_values),
-    "fabulae.stabilize": Reading(outcomes=lambda replay: TEST_OUTCOMES, values=_test_values),
-    "fabulae.recover": Reading(outcomes=lambda replay: TEST_OUTCOMES, values=_test_values),
+    "fabulae.death_test": Reading(
+        outcomes=lambda replay: DEATH_OUTCOMES, values=_test_values, per_six=TEST_SIXES
+    ),
+    "fabulae.stabilize": Reading(
+        outcomes=lambda replay: TEST_OUTCOMES, values=_test_values, per_six=TEST_SIXES
+    ),
+    "fabulae.recover": Reading(
+        outcomes=lambda replay: TEST_OUTCOMES, values=_test_values, per_six=TEST_SIXES
+    ),
 }
 
 
-# Replays of a pushed roll one odds request may ask for (each runs the kind's own resolve,
-# a millisecond or two for an attack): up to a twelve-dice attack answers, a larger one is
-# refused with the reason.
-MAX_REPLAYS = 160
+# Replays of a pushed roll one odds request may ask for, each running the kind's own
+# resolve: a sweep asks a few dozen at most for the largest pools a sheet allows; a push
+# that would ask more is refused with the reason rather than answered in seconds.
+MAX_REPLAYS = 80
 
 
 def not_computed(kind: str, why: str) -> Exception:
@@ -299,8 +322,9 @@ def _odds_of_request(request: str, version: RulesVersion) -> Odds:
 
 
 def computed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
-    """Every class of the rerolled dice (and of the fresh protection dice) replayed once
-    through the kind's own resolve, weighted by the faces it stands for."""
+    """The classes of the rerolled dice swept by their sixes, each replayed through the
+    kind's own resolve (or read from the ends of its run), weighted by the faces it stands
+    for; the fresh protection dice's sixes counted after the replay (FAB-67)."""
     from app.engine.rulesets.fabulae.push import replay_plan
 
     plan = replay_plan(request, version)  # the refusals the push makes before any die
@@ -318,6 +342,7 @@ def computed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
     side, start = plan.side, plan.pushable.start(plan.first.result)
     pool = [start + i for i, face in enumerate(side.dice) if face not in (1, 6)]
     stress = [start + len(side.dice) + i for i, f in enumerate(side.stress_dice) if f not in (1, 6)]
+    kept_one = any(face == 1 for face in [*side.dice, *side.stress_dice])
     fresh = reading.fresh_sixes(plan)
     codes = reading.outcomes(plan)
     whole = 6 ** (len(pool) + len(stress) + fresh)
@@ -327,29 +352,62 @@ def computed_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
     if face_die and fresh:  # no kind draws both; their classes would not be counted apart
         raise not_computed(kind.name, "it now draws protection dice and a die read by its face")
     whole *= max(1, face_die)
-    classes = stand_ins(pool, stress)
-    replays = len(classes) * (fresh + 1) * max(1, face_die)
-    if replays > MAX_REPLAYS:
-        # Each replay runs the roll's own rules: past the cap the answer would take seconds.
-        raise not_computed(
-            kind.name,
-            f"its {len(pool) + len(stress)} rerolled dice and {fresh + face_die} fresh ones "
-            f"need {replays} replays of the roll, more than the {MAX_REPLAYS} answered at once",
-        )
-    for faces, rerolled_ways in classes.items():
-        for result, ways in _replays(plan, reading, dict(faces), fresh, face_die, version):
-            code = _outcome(plan, result, codes)
-            new_side = plan.pushable.side(result)
-            if new_side is None:  # the same roll, its dice changed: always a side
-                raise not_computed(kind.name, "its replay read no roll")
-            _tally(outcomes, laws, rerolled_ways * ways, code, new_side, request.absorb)
-            for name, value in reading.values(result, new_side).items():
-                laws[name][value] += rerolled_ways * ways
+    classes = read_classes(len(pool), len(stress))
+    replays = 0
+
+    def spend() -> None:
+        nonlocal replays
+        replays += 1
+        if replays > MAX_REPLAYS:
+            raise not_computed(
+                kind.name,
+                f"its {len(pool) + len(stress)} rerolled dice and {fresh + face_die} fresh "
+                f"ones need more replays of the roll than the {MAX_REPLAYS} answered at once",
+            )
+
+    def replay(sixes: int, panic: bool) -> Reads:
+        faces = stand_in(pool, stress, sixes, panic)
+        return [
+            (_outcome(plan, result, codes), reading.values(result, _read_side(plan, result)), ways)
+            for result, ways in _replays(plan, reading, faces, fresh, face_die, version, spend)
+        ]
+
+    for panic in (False, True):  # FAB-42: a Panic is an outcome of its own, swept apart
+        counts = sorted(sixes for sixes, panicked in classes if panicked == panic)
+        read = swept(counts, partial(replay, panic=panic), reading.per_six)
+        for sixes, reads in read.items():
+            by_one = classes[(sixes, panic)]
+            rerolled_ways = sum(by_one.values())
+            for code, values, fresh_ways in reads:
+                fresh_ways_all = sum(fresh_ways.values())
+                for one, ways in by_one.items():  # the price reads the 1s, the rest not
+                    count = ways * fresh_ways_all
+                    _tally(outcomes, laws, count, code, kept_one or one, request.absorb)
+                for absorbed, ways in fresh_ways.items():
+                    for name, value in _lowered(reading, values, absorbed).items():
+                        laws[name][value] += rerolled_ways * ways
     return Odds(
         outcomes=outcome_odds(ordered(codes, over_codes(outcomes, whole))),
         distributions=[counted(name, law, whole) for name, law in laws.items()],
         notes=[SECOND_PUSH_NOTE, PANIC_NOTE, PRICE_NOTE, *reading.notes],
     )
+
+
+def _read_side(plan: Replay, result: Any) -> FabulaeDice:
+    new_side = plan.pushable.side(result)
+    if new_side is None:  # the same roll, its dice changed: always a side
+        raise not_computed(plan.pushable.kind.name, "its replay read no roll")
+    return new_side
+
+
+def _lowered(reading: Reading, values: Mapping[str, int], absorbed: int) -> Mapping[str, int]:
+    """FAB-67: the values as they read with `absorbed` more damage stopped by fresh sixes."""
+    if not absorbed:
+        return values
+    return {
+        name: value - absorbed if name in reading.lowered else value
+        for name, value in values.items()
+    }
 
 
 def _replays(
@@ -359,27 +417,40 @@ def _replays(
     fresh: int,
     face_die: int,
     version: RulesVersion,
-) -> Iterator[tuple[Any, int]]:
-    """The roll replayed with one class of its rerolled dice, for each class of the fresh
-    dice it draws, with the ways of that class out of 6^fresh times the face die's sides."""
+    spend: Callable[[], None],
+) -> Iterator[tuple[Any, dict[int, int]]]:
+    """The roll replayed with one class of its rerolled dice, for each face of the face
+    die, with the ways of the fresh dice (out of 6^fresh times the face die's sides) by the
+    damage their sixes absorb beyond the replay's, which drew them all blank."""
     kind = plan.pushable.kind
+
+    def replayed(sixes: int, face: int) -> tuple[Any, _FreshSixes]:
+        spend()
+        source = _FreshSixes(fresh, sixes, (face_die, face), reading.later_unread, kind.name)
+        result = kind.resolve(plan.request, PushedDice(plan.recorded, faces, source), version)
+        return result.result, source
+
     for face in range(1, face_die + 1) if face_die else (0,):
-        sixes = 0
-        while sixes <= fresh:
-            source = _FreshSixes(fresh, sixes, (face_die, face), reading.later_unread, kind.name)
-            result = kind.resolve(plan.request, PushedDice(plan.recorded, faces, source), version)
-            if source.drawn == 0:  # no fresh die: every face of them gives this result
-                last = fresh
-            elif source.drawn >= fresh:
-                # FAB-67: sixes beyond the damage absorb nothing more: one result for all.
-                absorbed = reading.absorbs(result.result)
-                last = fresh if absorbed is not None and sixes >= absorbed else sixes
-            else:  # protection dice are drawn all together (FAB-67)
-                raise not_computed(kind.name, "it now draws part of its protection dice")
-            ways = sum(comb(fresh, k) * 5 ** (fresh - k) for k in range(sixes, last + 1))
-            # A face die not drawn: every one of its faces gives this result.
-            yield result.result, ways * (1 if source.face_drawn else max(1, face_die))
-            sixes = last + 1
+        result, source = replayed(0, face)
+        # A face die not drawn: every one of its faces gives this result.
+        scale = 1 if source.face_drawn else max(1, face_die)
+        damage = reading.absorbs(result)
+        if source.drawn == 0:  # no fresh die: every face of them gives this result
+            yield result, {0: 6**fresh * scale}
+        elif source.drawn < fresh:  # protection dice are drawn all together (FAB-67)
+            raise not_computed(kind.name, "it now draws part of its protection dice")
+        elif damage is not None and reading.lowered:
+            # FAB-67: s sixes absorb min(damage, s), the blank replay min(damage, 0).
+            by_absorbed: dict[int, int] = defaultdict(int)
+            for sixes in range(fresh + 1):
+                absorbed = min(damage, sixes) - min(damage, 0)
+                by_absorbed[absorbed] += comb(fresh, sixes) * 5 ** (fresh - sixes) * scale
+            yield result, dict(by_absorbed)
+        else:  # what the sixes change is not read by a count: each replayed
+            yield result, {0: 5**fresh * scale}
+            for sixes in range(1, fresh + 1):
+                again, _ = replayed(sixes, face)
+                yield again, {0: comb(fresh, sixes) * 5 ** (fresh - sixes) * scale}
         if not source.face_drawn:
             return
 
@@ -393,44 +464,16 @@ def _outcome(plan: Replay, result: Any, codes: tuple[str, ...]) -> str:
     return str(found.code)
 
 
-def stand_ins(pool: list[int], stress: list[int]) -> dict[tuple[tuple[int, int], ...], int]:
-    """The rerolled dice by class, each as one face per position and its ways. A roll reads
-    its sixes all together, pool and stress dice alike (FAB-11), a 1 on a stress die as
-    Panic (FAB-42) and a 1 anywhere as the push's price (FAB-32): classes with the same
-    sixes and the same 1s are one."""
-    classes: dict[tuple[int, bool, bool], tuple[dict[int, int], int]] = {}
-    for (pool_sixes, pool_one), pool_ways in rerolled(len(pool)).items():
-        for (stress_sixes, stress_one), stress_ways in rerolled(len(stress)).items():
-            key = (pool_sixes + stress_sixes, pool_one, stress_one)
-            faces, ways = classes.get(key, (None, 0))
-            if faces is None:
-                faces = {
-                    **_stand_in(pool, pool_sixes, pool_one),
-                    **_stand_in(stress, stress_sixes, stress_one),
-                }
-            classes[key] = (faces, ways + pool_ways * stress_ways)
-    return {tuple(sorted(faces.items())): ways for faces, ways in classes.values()}
-
-
-def _stand_in(positions: list[int], sixes: int, one: bool) -> dict[int, int]:
-    """One face per rerolled die standing for its class: the sixes, then a 1 if there is
-    one, then blanks."""
-    faces = [6] * sixes + [1] * int(one)
-    faces += [BLANK] * (len(positions) - len(faces))
-    return dict(zip(positions, faces, strict=True))
-
-
 def _tally(
     outcomes: dict[str, int],
     laws: dict[str, dict[int, int]],
     ways: int,
     code: str,
-    side: FabulaeDice,
+    one: bool,
     absorb: bool,
 ) -> None:
     """The outcome and the push's price (FAB-31, FAB-32, FAB-34): a 1 in the final set."""
     outcomes[code] += ways
-    one = any(face == 1 for face in [*side.dice, *side.stress_dice])
     laws["destiny_spent"][2 if absorb and one else 1] += ways
     if not absorb:
         laws["state_price"][int(one)] += ways
