@@ -30,7 +30,7 @@ MAX_REROLLS = 20  # rr on one die
 MAX_EXPLOSIONS = 20  # e or ! from one die; !! into one die
 
 
-@dataclass
+@dataclass(slots=True)
 class _Die:
     face: int
     value: int
@@ -46,15 +46,21 @@ class _Die:
         return not (self.dropped or self.rerolled)
 
     def shown(self) -> RolledDie:
-        flags = {
-            name: True
-            for name in ("dropped", "rerolled", "exploded", "success")
-            if getattr(self, name)
-        }
-        extra: dict[str, object] = {"added": list(self.added)} if self.added else {}
+        """The die as stored: the flags and values that are set, nothing else."""
+        extra: dict[str, object] = {}
+        if self.dropped:
+            extra["dropped"] = True
+        if self.rerolled:
+            extra["rerolled"] = True
+        if self.exploded:
+            extra["exploded"] = True
+        if self.success:
+            extra["success"] = True
+        if self.added:
+            extra["added"] = list(self.added)
         if self.value != self.face:
             extra["value"] = self.value
-        return RolledDie(face=self.face, **flags, **extra)
+        return RolledDie(face=self.face, **extra)
 
 
 class _Roller:
@@ -106,7 +112,7 @@ class _Roller:
             value = sum(die.success for die in counted)
             shown["successes"] = value
         rolls = [d.shown() for d in dice]
-        self.groups.append(DiceGroupRoll(dice=group.text(), rolls=rolls, value=value, **shown))
+        self.groups.append(DiceGroupRoll(dice=group.canonical, rolls=rolls, value=value, **shown))
         return value
 
     def operate(self, op: Op, group: Dice, dice: list[_Die]) -> None:

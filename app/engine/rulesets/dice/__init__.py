@@ -128,7 +128,7 @@ def resolve(
     if label:
         fields["label"] = label
     result = DiceResult(
-        notation=notation.text(),
+        notation=notation.canonical,
         total=total,
         groups=groups,
         rendered=render(notation.expr, groups, total),
