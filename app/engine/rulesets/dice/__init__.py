@@ -11,7 +11,7 @@ version 2's grammar, or version 3's, and keeps its result exactly."""
 
 from __future__ import annotations
 
-from typing import Annotated, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Final, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
 
@@ -35,7 +35,9 @@ from app.engine.dicenotation.results import DiceGroupRoll
 from app.engine.notation import DiceTermResult
 from app.engine.notation import evaluate as evaluate_v1
 from app.engine.notation import parse as parse_v1
-from app.engine.rulesets.dice.odds import dice_odds
+
+if TYPE_CHECKING:
+    from app.engine.odds import Odds
 
 # A label as dice@2 entries stored it in their request, read as it was then so that they
 # replay unchanged (new entries file the body's label on the entry itself).
@@ -153,6 +155,14 @@ def summary(request: DiceRequest, result: DiceResult, language: Language) -> str
         faces = " ".join(str(f) if k else f"({f})" for f, k in zip(term.dice, kept, strict=True))
         parts.append(f"{'-' if term.sign < 0 else ''}{faces}" if not parts else f"{sign} {faces}")
     return f"{result.notation}{colon} {' '.join(parts)} → {result.total}"
+
+
+def dice_odds(request: DiceRequest, version: RulesVersion) -> Odds:
+    """Issue 21's odds, imported when first asked for: they need numpy, flint and icepool,
+    which replaying a roll never does (nocturne-verify starts without them)."""
+    from app.engine.rulesets.dice.odds import dice_odds as exact_odds
+
+    return exact_odds(request, version)
 
 
 DICE = RollKind(
