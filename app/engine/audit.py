@@ -59,7 +59,10 @@ CONTENT_FIELDS = (
 
 def content_of(entry: Mapping[str, Any]) -> dict[str, Any]:
     """FAIR-11: the entry without its three hash fields (nor a hidden entry's key, FAIR-17)."""
-    return {key: value for key, value in entry.items() if key not in NOT_HASHED}
+    content = dict(entry)  # a copy, then six removals: cheaper than filtering every key
+    for key in NOT_HASHED:
+        content.pop(key, None)
+    return content
 
 
 MAX_SAFE_INTEGER = 2**53 - 1
