@@ -372,6 +372,10 @@ class RollKind(Generic[BodyT, RequestT, ResultT]):
     # Issue 21: the exact odds of every outcome `outcome` gives, worst to best, before the
     # roll; None: the API refuses odds for this kind with a clear error.
     odds: Callable[[RequestT, RulesVersion], Odds] | None = None
+    # FAIR-14: the result as the log stores it, exactly `resolve(...).result.dump()` for a
+    # kind that makes no effects, worked out without the result model: verification replays
+    # thousands of these. None: replays go through `resolve`.
+    replay: Callable[[RequestT, DiceSource, RulesVersion], dict[str, Any]] | None = None
     # FAIR-18: the values its result shows that were read from a character's sheet; an
     # NPC's are committed, like its sheet, for whoever may not read that sheet.
     npc_values: tuple[CharacterValue, ...] = ()

@@ -1,5 +1,6 @@
 """FAIR-11: the fast canonical JSON path is byte-for-byte the RFC 8785 reference."""
 
+import pytest
 import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -43,3 +44,26 @@ def test_FAIR_10_floats_are_found_even_behind_values_the_fast_path_skips():
     assert find_float({"big": 2**60, "nested": [{"x": 0.5}]})
     assert find_float([1, "a", {"é": 1.0}])
     assert not find_float({"a": [1, True, None, "x", {"b": 2**60}]})
+
+
+def test_FAIR_11_every_code_point_escapes_as_the_reference_does():
+    # The fast path (orjson) on plain values, checked on every code point but the lone
+    # surrogates, in values and in keys, against RFC 8785's reference.
+    surrogates = range(0xD800, 0xE000)
+    points = [chr(c) for c in range(0x110000) if c not in surrogates]
+    for start in range(0, len(points), 4096):
+        chunk = points[start : start + 4096]
+        value = {"text": "".join(chunk), "list": chunk[:64], **{c: 1 for c in chunk[:32]}}
+        assert canonical_json(value) == rfc8785.dumps(value), hex(ord(chunk[0]))
+
+
+def test_FAIR_11_what_the_fast_path_cannot_write_goes_to_the_exact_paths():
+    # A lone surrogate has no canonical form; nesting deeper than orjson writes does.
+    with pytest.raises(rfc8785.CanonicalizationError):
+        canonical_json({"a": "\ud800"})
+    deep: object = "x"
+    for _ in range(600):
+        deep = [deep]
+    assert canonical_json({"deep": deep}) == rfc8785.dumps({"deep": deep})
+    edges = {"max": 2**53 - 1, "min": -(2**53 - 1), "t": (1, "\x7f", "\u2028"), "e": {}}
+    assert canonical_json(edges) == rfc8785.dumps(edges)

@@ -4,6 +4,7 @@ the renderer and the odds."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 # What a selector picks among a group's dice (the d20 library's selectors): the N highest
@@ -102,6 +103,11 @@ class Dice:
         counting = self.counting.text() if self.counting else ""
         return f"{self.count}d{size}{ops}{counting}"
 
+    @cached_property
+    def canonical(self) -> str:
+        """`text()`, written once per group: parsed notations are cached and rolled often."""
+        return self.text()
+
 
 @dataclass(frozen=True)
 class Number:
@@ -167,6 +173,11 @@ class Notation:
 
     def text(self) -> str:
         return self.expr.text()
+
+    @cached_property
+    def canonical(self) -> str:
+        """`text()`, written once: parsed notations are cached and rolled often."""
+        return self.text()
 
 
 def groups(node: Node) -> list[Dice]:

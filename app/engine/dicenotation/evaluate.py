@@ -20,17 +20,18 @@ adds more.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.engine.dice import DiceSource
 from app.engine.dicenotation.ast import Dice, Neg, Node, Notation, Number, Op, Paren
 from app.engine.dicenotation.bounds import MAX_DICE
-from app.engine.dicenotation.results import DiceGroupRoll, RolledDie
+from app.engine.dicenotation.results import DiceGroupRoll
 
 MAX_REROLLS = 20  # rr on one die
 MAX_EXPLOSIONS = 20  # e or ! from one die; !! into one die
 
 
-@dataclass
+@dataclass(slots=True)
 class _Die:
     face: int
     value: int
@@ -45,23 +46,30 @@ class _Die:
     def counts(self) -> bool:
         return not (self.dropped or self.rerolled)
 
-    def shown(self) -> RolledDie:
-        flags = {
-            name: True
-            for name in ("dropped", "rerolled", "exploded", "success")
-            if getattr(self, name)
-        }
-        extra: dict[str, object] = {"added": list(self.added)} if self.added else {}
+    def stored(self) -> dict[str, Any]:
+        """The die as the log stores it (a `RolledDie` dumped): its face, and the flags and
+        values that are set, nothing else."""
+        die: dict[str, Any] = {"face": self.face}
         if self.value != self.face:
-            extra["value"] = self.value
-        return RolledDie(face=self.face, **flags, **extra)
+            die["value"] = self.value
+        if self.added:
+            die["added"] = list(self.added)
+        if self.dropped:
+            die["dropped"] = True
+        if self.rerolled:
+            die["rerolled"] = True
+        if self.exploded:
+            die["exploded"] = True
+        if self.success:
+            die["success"] = True
+        return die
 
 
 class _Roller:
     def __init__(self, dice: DiceSource) -> None:
         self.dice = dice
         self.drawn = 0
-        self.groups: list[DiceGroupRoll] = []
+        self.groups: list[dict[str, Any]] = []  # as the log stores them
         self.stopped: list[str] = []  # the caps that stopped the current group
 
     def can_add(self, op: Op) -> bool:
@@ -97,16 +105,19 @@ class _Roller:
         for op in group.ops:
             self.operate(op, group, dice)
         counted = [die for die in dice if die.counts]
-        shown: dict[str, object] = {"stopped": list(self.stopped)} if self.stopped else {}
+        stored: dict[str, Any] = {"dice": group.canonical, "rolls": []}
         if group.counting is None:
             value = sum(die.value for die in counted)
         else:
             for die in counted:
                 die.success = group.counting.matches(die.value)
             value = sum(die.success for die in counted)
-            shown["successes"] = value
-        rolls = [d.shown() for d in dice]
-        self.groups.append(DiceGroupRoll(dice=group.text(), rolls=rolls, value=value, **shown))
+            stored["successes"] = value
+        if self.stopped:
+            stored["stopped"] = list(self.stopped)
+        stored["rolls"] = [d.stored() for d in dice]
+        stored["value"] = value
+        self.groups.append(stored)
         return value
 
     def operate(self, op: Op, group: Dice, dice: list[_Die]) -> None:
@@ -202,7 +213,14 @@ def _select(op: Op, alive: list[_Die]) -> set[int]:
     return picked
 
 
-def evaluate(notation: Notation, dice: DiceSource) -> tuple[int, list[DiceGroupRoll]]:
-    """The total and the rolled groups, left to right."""
+def evaluate_stored(notation: Notation, dice: DiceSource) -> tuple[int, list[dict[str, Any]]]:
+    """The total and the rolled groups, left to right, as the log stores them (each a
+    `DiceGroupRoll` dumped): what a replay compares, with no model built."""
     roller = _Roller(dice)
     return roller.value(notation.expr), roller.groups
+
+
+def evaluate(notation: Notation, dice: DiceSource) -> tuple[int, list[DiceGroupRoll]]:
+    """The total and the rolled groups, left to right."""
+    total, groups = evaluate_stored(notation, dice)
+    return total, [DiceGroupRoll.model_validate(group) for group in groups]

@@ -6,25 +6,27 @@ die meeting the success count is in bold (`**8**`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from app.engine.dicenotation.ast import Binary, Dice, Neg, Node, Number, Paren
-from app.engine.dicenotation.results import DiceGroupRoll, RolledDie
 
 
-def die_text(die: RolledDie) -> str:
-    text = str(die.worth) + ("!!" if die.added else "") + ("!" if die.exploded else "")
-    if not die.counts:
+def die_text(die: Mapping[str, Any]) -> str:
+    """One die as stored (`RolledDie` dumped)."""
+    text = str(die.get("value", die["face"]))
+    text += ("!!" if die.get("added") else "") + ("!" if die.get("exploded") else "")
+    if die.get("dropped") or die.get("rerolled"):
         return f"~~{text}~~"
-    return f"**{text}**" if die.success else text
+    return f"**{text}**" if die.get("success") else text
 
 
-def _node(node: Node, rolled: Iterator[DiceGroupRoll]) -> str:
+def _node(node: Node, rolled: Iterator[Mapping[str, Any]]) -> str:
     if isinstance(node, Number):
         return str(node.value)
     if isinstance(node, Dice):
         group = next(rolled)
-        return f"{group.dice} ({', '.join(die_text(die) for die in group.rolls)})"
+        return f"{group['dice']} ({', '.join(die_text(die) for die in group['rolls'])})"
     if isinstance(node, Neg):
         return f"-{_node(node.operand, rolled)}"
     if isinstance(node, Paren):
@@ -34,6 +36,7 @@ def _node(node: Node, rolled: Iterator[DiceGroupRoll]) -> str:
     return f"{left} {node.op} {_node(node.right, rolled)}"
 
 
-def render(expr: Node, groups: list[DiceGroupRoll], total: int) -> str:
-    """The expression with each group's dice, then `= total`."""
+def render(expr: Node, groups: Sequence[Mapping[str, Any]], total: int) -> str:
+    """The expression with each group's dice (as stored: `DiceGroupRoll` dumped), then
+    `= total`."""
     return f"{_node(expr, iter(groups))} = {total}"

@@ -11,7 +11,7 @@ version 2's grammar, or version 3's, and keeps its result exactly."""
 
 from __future__ import annotations
 
-from typing import Annotated, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
 
@@ -29,13 +29,15 @@ from app.engine.contract import (
 )
 from app.engine.dice import DiceSource
 from app.engine.dicenotation import grammar
-from app.engine.dicenotation.evaluate import evaluate
+from app.engine.dicenotation.evaluate import evaluate_stored
 from app.engine.dicenotation.render import render
 from app.engine.dicenotation.results import DiceGroupRoll
 from app.engine.notation import DiceTermResult
 from app.engine.notation import evaluate as evaluate_v1
 from app.engine.notation import parse as parse_v1
-from app.engine.rulesets.dice.odds import dice_odds
+
+if TYPE_CHECKING:
+    from app.engine.odds import Odds
 
 # A label as dice@2 entries stored it in their request, read as it was then so that they
 # replay unchanged (new entries file the body's label on the entry itself).
@@ -118,23 +120,30 @@ def resolve(
     if version < NOTATION_V2:
         old = evaluate_v1(parse_v1(request.notation), dice)
         return Resolution(DiceResult(notation=old.notation, terms=old.terms, total=old.total))
+    return Resolution(DiceResult.model_validate(_stored_result(request, dice, version)))
+
+
+def replay(request: DiceRequest, dice: DiceSource, version: RulesVersion) -> dict[str, Any]:
+    """`resolve(...).result.dump()`, without the models in between for versions 2 and 3:
+    verification replays thousands of generic rolls."""
+    if version < NOTATION_V2:
+        return resolve(request, dice, version).result.dump()
+    return _stored_result(request, dice, version)
+
+
+def _stored_result(request: DiceRequest, dice: DiceSource, version: RulesVersion) -> dict[str, Any]:
+    """Versions 2 and 3: the result as the log stores it (a `DiceResult` dumped)."""
     notation = grammar.parse(request.notation, version)
-    total, groups = evaluate(notation, dice)
-    fields: dict[str, object] = {}
-    counting = [group.successes for group in groups if group.successes is not None]
+    total, groups = evaluate_stored(notation, dice)
+    result: dict[str, Any] = {"notation": notation.canonical, "total": total, "groups": groups}
+    counting = [group["successes"] for group in groups if "successes" in group]
     if counting:
-        fields["successes"] = sum(counting)
+        result["successes"] = sum(counting)
     label = request.label or notation.comment
     if label:
-        fields["label"] = label
-    result = DiceResult(
-        notation=notation.text(),
-        total=total,
-        groups=groups,
-        rendered=render(notation.expr, groups, total),
-        **fields,
-    )
-    return Resolution(result)
+        result["label"] = label
+    result["rendered"] = render(notation.expr, groups, total)
+    return result
 
 
 def summary(request: DiceRequest, result: DiceResult, language: Language) -> str:
@@ -155,6 +164,14 @@ def summary(request: DiceRequest, result: DiceResult, language: Language) -> str
     return f"{result.notation}{colon} {' '.join(parts)} → {result.total}"
 
 
+def dice_odds(request: DiceRequest, version: RulesVersion) -> Odds:
+    """Issue 21's odds, imported when first asked for: they need numpy, flint and icepool,
+    which replaying a roll never does (nocturne-verify starts without them)."""
+    from app.engine.rulesets.dice.odds import dice_odds as exact_odds
+
+    return exact_odds(request, version)
+
+
 DICE = RollKind(
     name="dice",
     title="Generic dice",
@@ -163,6 +180,7 @@ DICE = RollKind(
     result=DiceResult,
     prepare=prepare,
     resolve=resolve,
+    replay=replay,
     summary=summary,
     odds=dice_odds,
 )

@@ -18,8 +18,6 @@ from functools import lru_cache
 from math import comb
 from typing import TYPE_CHECKING, Final
 
-from flint import fmpz_poly
-
 from app.engine.contract import RulesVersion
 from app.engine.odds import (
     DistributionOdds,
@@ -58,6 +56,8 @@ def poly_mul(p: Sequence[int], q: Sequence[int]) -> list[int]:
     """The exact product of two polynomials with integer coefficients, in FLINT (its
     multiplication of big-integer polynomials is far faster than Python's integers), with
     every coefficient of degree up to len(p) + len(q) − 2 kept, zeros included."""
+    from flint import fmpz_poly  # here, not at import: replaying a roll never needs it
+
     size = len(p) + len(q) - 1
     product = [int(c) for c in (fmpz_poly(list(p)) * fmpz_poly(list(q))).coeffs()]
     return product + [0] * (size - len(product))
