@@ -13,6 +13,7 @@ import math
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
+from functools import lru_cache
 from itertools import accumulate
 from typing import Any
 
@@ -149,7 +150,7 @@ def weighted_distribution(
         # w / denominator is correctly rounded, as float(Fraction) is.
         floats = [weights[value] / denominator for value in ordered]
         return float_distribution(name, ordered, floats, mean, math.sqrt(variance))
-    reduce = _Reducer(denominator)
+    reduce = _reducer(denominator)
     texts: dict[int, str] = {}  # by weight: a sum of like dice is symmetric, half repeat
     values = []
     for value in sorted(weights):
@@ -197,6 +198,12 @@ def _kept_ends(probabilities: Sequence[float]) -> tuple[int, int]:
 
 
 _SMALL_PRIMES = [p for p in range(2, 1000) if all(p % q for q in range(2, math.isqrt(p) + 1))]
+
+
+@lru_cache(maxsize=64)
+def _reducer(denominator: int) -> _Reducer:
+    """The reducer of a denominator many requests share (10^pool, 6^dice): factored once."""
+    return _Reducer(denominator)
 
 
 class _Reducer:

@@ -299,11 +299,16 @@ def burst_odds(
         mass = ways * weight * per_attack ** (longest - number)
         weights["hit" if hit else "miss"] += mass
         panics[int(attacker_panicked) + int(fear)] += mass
+    # Summed in FLINT by the number of attacks (which sets the offset), then read once each.
+    by_number: dict[int, fmpz_poly] = {}
     for number, weight, poly in ended_damage:
-        scale = weight * per_attack ** (longest - number)
+        scaled = poly * (weight * per_attack ** (longest - number))
+        have = by_number.get(number)
+        by_number[number] = scaled if have is None else have + scaled
+    for number, poly in by_number.items():
         for index, coefficient in enumerate(poly.coeffs()):
             if coefficient:
-                damage_law[index - SHIFT * number] += int(coefficient) * scale
+                damage_law[index - SHIFT * number] += int(coefficient)
     return dict(weights), dict(damage_law), dict(panics), whole
 
 
