@@ -13,6 +13,7 @@ import math
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
+from functools import lru_cache
 from itertools import accumulate
 from typing import Any
 
@@ -53,18 +54,31 @@ class ValueOdds(Model):
     )
 
 
-_VALUE_FIELDS = frozenset({"value", "probability"})
-
-
 def _float_values(values: Sequence[int], probabilities: Sequence[float]) -> list[ValueOdds]:
     """ValueOdds without validation, as `model_construct` builds them in a tenth of its time
-    (thousands of values): the caller's floats are already in [0, 1]."""
+    (thousands of values): the caller's floats are already in [0, 1]. Each its own set of
+    fields set, as pydantic expects (a shared frozenset broke `dump()`'s exclude_unset)."""
     found = []
     new, assign = object.__new__, object.__setattr__
     for value, probability in zip(values, probabilities, strict=True):
         item = new(ValueOdds)
         assign(item, "__dict__", {"value": value, "probability": probability, "exact": None})
-        assign(item, "__pydantic_fields_set__", _VALUE_FIELDS)
+        assign(item, "__pydantic_fields_set__", {"value", "probability"})
+        assign(item, "__pydantic_extra__", None)
+        assign(item, "__pydantic_private__", None)
+        found.append(item)
+    return found
+
+
+def _exact_values(fields: list[dict[str, Any]]) -> list[ValueOdds]:
+    """ValueOdds of already checked fields (value, probability in [0, 1], exact), built
+    without validation as `_float_values` builds them."""
+    found = []
+    new, assign = object.__new__, object.__setattr__
+    for given in fields:
+        item = new(ValueOdds)
+        assign(item, "__dict__", given)
+        assign(item, "__pydantic_fields_set__", {"value", "probability", "exact"})
         assign(item, "__pydantic_extra__", None)
         assign(item, "__pydantic_private__", None)
         found.append(item)
@@ -149,26 +163,28 @@ def weighted_distribution(
         # w / denominator is correctly rounded, as float(Fraction) is.
         floats = [weights[value] / denominator for value in ordered]
         return float_distribution(name, ordered, floats, mean, math.sqrt(variance))
-    reduce = _Reducer(denominator)
+    reduce = _reducer(denominator)
     texts: dict[int, str] = {}  # by weight: a sum of like dice is symmetric, half repeat
-    values = []
+    fields: list[dict[str, Any]] = []
     for value in sorted(weights):
         w = weights[value]
         if not w:
             continue
+        if w < 0:
+            raise ValueError(f"{name}: a negative weight {w} at {value}")
         text = texts.get(w)
         if text is None:
             text = texts[w] = reduce.text(w)
         # w / denominator is correctly rounded, as float(Fraction) is.
-        values.append({"value": value, "probability": w / denominator, "exact": text})
-    # One validation of the whole list (in pydantic's core) rather than a model per value.
-    return DistributionOdds.model_validate(
-        {
-            "name": name,
-            "values": values,
-            "mean": mean,
-            "deviation": math.sqrt(variance),
-        }
+        fields.append({"value": value, "probability": w / denominator, "exact": text})
+    # Built as `_float_values` builds them: every field is checked above (integers, a weight
+    # in [0, denominator], its text), so validating hundreds of long fractions again only
+    # costs time.
+    return DistributionOdds.model_construct(
+        name=name,
+        values=_exact_values(fields),
+        mean=mean,
+        deviation=math.sqrt(variance),
     )
 
 
@@ -197,6 +213,12 @@ def _kept_ends(probabilities: Sequence[float]) -> tuple[int, int]:
 
 
 _SMALL_PRIMES = [p for p in range(2, 1000) if all(p % q for q in range(2, math.isqrt(p) + 1))]
+
+
+@lru_cache(maxsize=64)
+def _reducer(denominator: int) -> _Reducer:
+    """The reducer of a denominator many requests share (10^pool, 6^dice): factored once."""
+    return _Reducer(denominator)
 
 
 class _Reducer:

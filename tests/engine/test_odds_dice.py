@@ -290,6 +290,20 @@ def test_a_distribution_past_400_values_from_exact_weights_gives_rounded_floats(
     assert all(v.probability == float(law[v.value]) for v in total.values)
 
 
+@pytest.mark.parametrize(
+    ("notation", "exact"), [("100d6", False), ("100d4", True), ("100d20*2", False)]
+)
+def test_odds_built_without_validation_dump_as_validated_ones(notation, exact):
+    """The values `_float_values` and `_exact_values` build unvalidated dump, unset fields
+    left out, exactly as the same odds validated from their JSON (a shared frozenset of
+    fields set made exclude_unset raise)."""
+    (built,) = odds_of(notation).distributions
+    validated = DistributionOdds.model_validate_json(built.model_dump_json())
+    total = built.dump()
+    assert total == validated.dump()
+    assert all(("exact" in v) == exact for v in total["values"])
+
+
 def test_a_distribution_of_at_most_400_values_stays_exact():
     (total,) = odds_of("100d4").distributions  # 301 values
     assert exact(odds_of("100d4"), "total") == exact_sum(100, 4)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 from flint import fmpz_poly
@@ -93,15 +94,24 @@ class LikeDice:
         at most n (100 dice), and the inverse transform averages; tests measure the largest
         error against the exact fractions (about 1e-16). A tail value whose probability is
         below that error comes out as noise around 0: clipped to [0, 1]."""
-        low, high = min(self.die.weights), max(self.die.weights)
-        die = np.array(
-            [self.die.weights.get(v, 0) / self.die.denominator for v in range(low, high + 1)]
-        )
-        size = 1 << (self.span - 1).bit_length()
-        transformed = fft.rfft(die, size) ** self.count
-        summed = fft.irfft(transformed, size)[: self.span]
-        probabilities: list[float] = np.clip(summed, 0.0, 1.0).tolist()
-        return probabilities
+        faces = tuple(sorted(self.die.weights.items()))
+        return list(_like_probabilities(faces, self.die.denominator, self.count, self.span))
+
+
+@lru_cache(maxsize=32)  # up to 20,000 floats each
+def _like_probabilities(
+    faces: tuple[tuple[int, int], ...], denominator: int, count: int, span: int
+) -> tuple[float, ...]:
+    """`LikeDice.probabilities` by the die and the count alone: the sums that differ by a
+    constant (100d6+1, 100d6+2, ...) share one transform."""
+    weights = dict(faces)
+    low, high = faces[0][0], faces[-1][0]
+    die = np.array([weights.get(v, 0) / denominator for v in range(low, high + 1)])
+    size = 1 << (span - 1).bit_length()
+    transformed = fft.rfft(die, size) ** count
+    summed = fft.irfft(transformed, size)[:span]
+    probabilities: list[float] = np.clip(summed, 0.0, 1.0).tolist()
+    return tuple(probabilities)
 
 
 def sum_of_like_dice(die: Dist, count: int, written: str) -> Dist | LikeDice:

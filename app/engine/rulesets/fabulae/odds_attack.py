@@ -18,6 +18,8 @@ from itertools import accumulate
 from math import lcm
 from typing import TYPE_CHECKING
 
+from flint import fmpz_poly
+
 from app.engine.contract import RulesVersion
 from app.engine.errors import InvalidInput, invalid, refusal
 from app.engine.odds import Odds, distribution, outcome_odds
@@ -234,9 +236,9 @@ def burst_odds(
     missed = {fear: sum(net[: len(defender[fear])]) * 6**most for fear, net in nets.items()}
     panicking = {fear: attacker_panic * sum(rows) * 6**most for fear, rows in defender.items()}
     assert sum(struck.values()) + sum(missed.values()) == sixes_all * 6 ** (defense_dice + most)
-    merged: dict[int | None, dict[int | None, Poly]] = {}
+    merged: dict[int | None, dict[int | None, fmpz_poly]] = {}
 
-    def worn(value: int | None) -> dict[int | None, Poly]:
+    def worn(value: int | None) -> dict[int | None, fmpz_poly]:
         """The value's transitions summed by the armor value they leave."""
         if value not in merged:
             by_after: dict[int | None, Poly] = {}
@@ -244,17 +246,20 @@ def burst_odds(
                 after = value - 1 if wears and value else value
                 have = by_after.get(after)
                 by_after[after] = list(gets) if have is None else _sum(have, gets)
-            merged[value] = by_after
+            merged[value] = {after: fmpz_poly(gets) for after, gets in by_after.items()}
         return merged[value]
 
     longest = max(attacks)
     denominator = lcm(*(f.denominator for f in attacks.values()))
     chances = {n: int(p * denominator) for n, p in attacks.items()}
     # Live bursts: (a hit, the defender panicked) -> ways; armor left -> ways by through + offset.
+    # The damage stays in FLINT's polynomials from attack to attack: its coefficients run to
+    # thousands of bits, and converting them to and from Python's integers at each product
+    # cost as much as the products.
     live: dict[tuple[bool, bool], int] = {(False, False): 1}
-    live_damage: dict[int | None, Poly] = {start: [1]}
+    live_damage: dict[int | None, fmpz_poly] = {start: fmpz_poly([1])}
     ended: list[tuple[tuple[bool, bool, bool], int, int, int]] = []  # key, attacks, weight
-    ended_damage: list[tuple[int, int, Poly]] = []  # attacks, weight, ways by through
+    ended_damage: list[tuple[int, int, fmpz_poly]] = []  # attacks, weight, ways by through
     for number in range(1, longest + 1):
         reaching = sum(c for n, c in chances.items() if n >= number)
         following: dict[tuple[bool, bool], int] = defaultdict(int)
@@ -267,15 +272,16 @@ def burst_odds(
                     ended.append((key, number, reaching, ways * panicking[defender_fear]))
                 following[(True, fear or defender_fear)] += ways * struck[defender_fear]
                 following[(hit, fear or defender_fear)] += ways * missed[defender_fear]
-        following_damage: dict[int | None, Poly] = {}
+        following_damage: dict[int | None, fmpz_poly] = {}
         for value, poly in live_damage.items():
             if attacker_panic:
                 stopped = attacker_panic * sum(sum(rows) for rows in defender.values()) * 6**most
-                ended_damage.append((number, reaching, [0] * SHIFT + [stopped * c for c in poly]))
+                # No damage through this attack: through + SHIFT, the ways times `stopped`.
+                ended_damage.append((number, reaching, poly * fmpz_poly([0] * SHIFT + [stopped])))
             for after, gets in worn(value).items():
-                product = poly_mul(poly, gets)
+                product = poly * gets
                 have = following_damage.get(after)
-                following_damage[after] = product if have is None else _sum(have, product)
+                following_damage[after] = product if have is None else have + product
         stopping = chances.get(number, 0)
         if stopping:
             for (hit, fear), ways in following.items():
@@ -293,11 +299,16 @@ def burst_odds(
         mass = ways * weight * per_attack ** (longest - number)
         weights["hit" if hit else "miss"] += mass
         panics[int(attacker_panicked) + int(fear)] += mass
+    # Summed in FLINT by the number of attacks (which sets the offset), then read once each.
+    by_number: dict[int, fmpz_poly] = {}
     for number, weight, poly in ended_damage:
-        scale = weight * per_attack ** (longest - number)
-        for index, ways in enumerate(poly):
-            if ways:
-                damage_law[index - SHIFT * number] += ways * scale
+        scaled = poly * (weight * per_attack ** (longest - number))
+        have = by_number.get(number)
+        by_number[number] = scaled if have is None else have + scaled
+    for number, poly in by_number.items():
+        for index, coefficient in enumerate(poly.coeffs()):
+            if coefficient:
+                damage_law[index - SHIFT * number] += int(coefficient)
     return dict(weights), dict(damage_law), dict(panics), whole
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections import defaultdict
 from fractions import Fraction
 from functools import lru_cache
-from math import comb, factorial
+from math import comb
 from typing import Final
 
 from app.engine.contract import RulesVersion
 from app.engine.errors import refusal
-from app.engine.odds import Odds, distribution, outcome_odds
+from app.engine.odds import Odds, distribution, outcome_odds, weighted_distribution
 from app.engine.rulesets.vampire.action import (
     VampireActionRequest,
     action_pool,
@@ -49,23 +49,30 @@ def counted(pool: int, difficulty: int, explosive: bool) -> dict[tuple[int, int]
     """VAM-12..14: how many of the 10^pool face combinations give each (successes, ones).
 
     A die is a 1 (one face), a 10 (one face: 1 success, 2 when explosive), a success below
-    10 (faces difficulty..9) or a blank (faces 2..difficulty-1); the counts are multinomial.
+    10 (faces difficulty..9) or a blank (faces 2..difficulty-1). With k ones among the pool
+    (C(pool, k) ways), the other dice's successes are the powers of one die's polynomial
+    blank + plain·x + x^ten: one product per die, not a multinomial per split of the pool.
     """
     plain = 10 - difficulty  # faces difficulty..9
     blank = difficulty - 2  # faces 2..difficulty-1
-    ten = 2 if explosive else 1
-    found: dict[tuple[int, int], int] = defaultdict(int)
+    die = [blank, plain, 0]
+    die[2 if explosive else 1] += 1  # the 10
+    powers = [[1]]  # powers[m]: the ways m dice (none a 1) show each number of successes
+    for _ in range(pool):
+        last = powers[-1]
+        power = [0] * (len(last) + 2)
+        for successes, ways in enumerate(last):
+            if ways:
+                for face, count in enumerate(die):
+                    power[successes + face] += ways * count
+        powers.append(power)
+    found: dict[tuple[int, int], int] = {}
     for ones in range(pool + 1):
-        for tens in range(pool - ones + 1):
-            for hits in range(pool - ones - tens + 1):
-                rest = pool - ones - tens - hits
-                ways = factorial(pool) // (
-                    factorial(ones) * factorial(tens) * factorial(hits) * factorial(rest)
-                )
-                weight = ways * plain**hits * blank**rest
-                if weight:
-                    found[(tens * ten + hits, ones)] += weight
-    return dict(found)
+        ways = comb(pool, ones)
+        for successes, count in enumerate(powers[pool - ones]):
+            if count:
+                found[(successes, ones)] = ways * count
+    return found
 
 
 def checked_pool(request: VampireActionRequest, version: RulesVersion) -> tuple[int, int, bool]:
@@ -143,8 +150,8 @@ def action_odds(request: VampireActionRequest, version: RulesVersion) -> Odds:
             [(code, Fraction(by_outcome[code], whole)) for code in ACTION_OUTCOMES]
         ),
         distributions=[
-            distribution("net", {k: Fraction(v, whole) for k, v in nets.items()}),
-            distribution("successes", {k: Fraction(v, whole) for k, v in successes.items()}),
+            weighted_distribution("net", nets, whole),
+            weighted_distribution("successes", successes, whole),
         ],
         notes=notes,
     )
