@@ -187,7 +187,7 @@ def _changes(
                 request = get_request(session, access, uuid.UUID(item))
                 events.append(Event("roll_request", request.model_dump_json()))
             elif name == "encounters":
-                encounter = session.get(Encounter, uuid.UUID(item))
+                encounter = session.get(Encounter, (access.campaign.id, uuid.UUID(item)))
                 if encounter is None or encounter.campaign_id != access.campaign.id:
                     continue
                 models = api_models(viewer.registry)
