@@ -306,11 +306,7 @@ def get_campaign_character(
 ) -> Character:
     """A live character of this campaign, or 404."""
     character = session.get(Character, (access.campaign.id, character_id))
-    if (
-        character is None
-        or character.deleted_at is not None
-        or character.campaign_id != access.campaign.id
-    ):
+    if character is None or character.deleted_at is not None:
         raise NotFound(f"character {character_id} is not in campaign {access.campaign.id}")
     return character
 

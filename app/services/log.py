@@ -588,7 +588,7 @@ def apply_effects(session: Session, campaign: LockedCampaign, effects: list[Effe
         character = sheets.get(effect.character_id)
         if character is None:
             character = session.get(Character, (campaign.id, uuid.UUID(effect.character_id)))
-            if character is None or character.campaign_id != campaign.id:
+            if character is None:
                 raise EngineError(f"effect on unknown character {effect.character_id}")
             character.sheet = copy.deepcopy(character.sheet)
             sheets[effect.character_id] = character

@@ -188,7 +188,7 @@ def _changes(
                 events.append(Event("roll_request", request.model_dump_json()))
             elif name == "encounters":
                 encounter = session.get(Encounter, (access.campaign.id, uuid.UUID(item)))
-                if encounter is None or encounter.campaign_id != access.campaign.id:
+                if encounter is None:
                     continue
                 models = api_models(viewer.registry)
                 view = models.encounter.model_validate(
