@@ -6,6 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Any, Literal
 
+import sqlalchemy as sa
 from pydantic import field_validator
 from sqlmodel import Field, SQLModel
 
@@ -21,8 +22,12 @@ class CharacterBase(SQLModel):
 
 
 class Character(CharacterBase, table=True):
-    id: uuid.UUID = Field(default_factory=uuid.uuid4, primary_key=True)
-    campaign_id: uuid.UUID = Field(foreign_key="campaign.id", index=True)
+    # Issue 23: keyed by campaign first, Citus's distribution column; the index on id
+    # finds a character from its id alone (GET /characters/{id}).
+    __table_args__ = (sa.PrimaryKeyConstraint("campaign_id", "id"),)
+
+    id: uuid.UUID = Field(default_factory=uuid.uuid4, primary_key=True, index=True)
+    campaign_id: uuid.UUID = Field(foreign_key="campaign.id", primary_key=True)
     kind: str = Field(max_length=3)
     owner_id: uuid.UUID | None = Field(default=None, foreign_key="user_account.id", index=True)
     sheet: dict[str, Any] = json_field(default_factory=dict)

@@ -6,6 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Any, Literal
 
+import sqlalchemy as sa
 from pydantic import BaseModel, ConfigDict, field_validator
 from sqlmodel import Field, SQLModel
 
@@ -15,8 +16,12 @@ EncounterStatus = Literal["setup", "active", "ended"]
 
 
 class Encounter(SQLModel, table=True):
-    id: uuid.UUID = Field(default_factory=uuid.uuid4, primary_key=True)
-    campaign_id: uuid.UUID = Field(foreign_key="campaign.id", index=True)
+    # Issue 23: keyed by campaign first, Citus's distribution column; the index on id
+    # finds an encounter from its id alone (the /encounters/{id} routes).
+    __table_args__ = (sa.PrimaryKeyConstraint("campaign_id", "id"),)
+
+    id: uuid.UUID = Field(default_factory=uuid.uuid4, primary_key=True, index=True)
+    campaign_id: uuid.UUID = Field(foreign_key="campaign.id", primary_key=True)
     name: str = Field(max_length=120)
     status: str = Field(default="setup", max_length=10)
     round: int = 0

@@ -6,6 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Literal
 
+import sqlalchemy as sa
 from pydantic import BaseModel, ConfigDict
 from sqlmodel import Field, SQLModel
 
@@ -15,10 +16,18 @@ InvitationStatus = Literal["active", "expired", "used_up", "revoked"]
 
 
 class Invitation(SQLModel, table=True):
+    __table_args__ = (
+        # Issue 23: keyed by campaign first, Citus's distribution column. A unique key must
+        # hold it too, so the code is unique within its campaign; across campaigns, 128
+        # random bits make a repeat negligible. Code first: accepting looks it up alone.
+        sa.PrimaryKeyConstraint("campaign_id", "id"),
+        sa.UniqueConstraint("code", "campaign_id"),
+    )
+
     id: uuid.UUID = Field(default_factory=uuid.uuid4, primary_key=True)
-    campaign_id: uuid.UUID = Field(foreign_key="campaign.id", index=True)
+    campaign_id: uuid.UUID = Field(foreign_key="campaign.id", primary_key=True)
     # A bearer secret (22 URL-safe characters, 128 bits): whoever holds it may join.
-    code: str = Field(max_length=64, unique=True)
+    code: str = Field(max_length=64)
     role: str = Field(max_length=10)
     max_uses: int
     uses: int = 0

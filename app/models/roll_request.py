@@ -6,6 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Any, Literal
 
+import sqlalchemy as sa
 from pydantic import BaseModel, ConfigDict
 from sqlmodel import Field, SQLModel
 
@@ -17,9 +18,12 @@ RollRequestStatus = Literal["open", "closed", "cancelled"]
 
 class RollRequest(SQLModel, table=True):
     __tablename__ = "roll_request"
+    # Issue 23: keyed by campaign first, Citus's distribution column (every route that
+    # names a request is under its campaign).
+    __table_args__ = (sa.PrimaryKeyConstraint("campaign_id", "id"),)
 
     id: uuid.UUID = Field(default_factory=uuid.uuid4, primary_key=True)
-    campaign_id: uuid.UUID = Field(foreign_key="campaign.id", index=True)
+    campaign_id: uuid.UUID = Field(foreign_key="campaign.id", primary_key=True)
     kind: str = Field(max_length=60)
     character_ids: list[str] = json_field()
     # The body fields the GM set (difficulty, modifiers, tense…): the answer cannot change them.

@@ -12,7 +12,15 @@ from sqlalchemy import bindparam, update
 from sqlmodel import Session, col, select
 
 from app.core.problems import Forbidden, NotFound
-from app.models import Campaign, CampaignMember, Character, DisclosedEntry, SeedEpoch, User
+from app.models import (
+    Campaign,
+    CampaignMember,
+    Character,
+    DisclosedEntry,
+    Encounter,
+    SeedEpoch,
+    User,
+)
 
 
 @dataclass(slots=True)
@@ -261,11 +269,22 @@ def update_current_epoch(
             setattr(epoch, name, value)
 
 
+def find_character(session: Session, character_id: uuid.UUID) -> Character | None:
+    """A character by its id alone, for the routes that name no campaign (issue 23: keyed
+    (campaign_id, id), it is found by the index on id; the rest goes by the full key)."""
+    return session.exec(select(Character).where(col(Character.id) == character_id)).first()
+
+
+def find_encounter(session: Session, encounter_id: uuid.UUID) -> Encounter | None:
+    """An encounter by its id alone, for the routes that name no campaign (see above)."""
+    return session.exec(select(Encounter).where(col(Encounter.id) == encounter_id)).first()
+
+
 def get_character_access(
     session: Session, character_id: uuid.UUID, user: User, *, lock: bool = False
 ) -> tuple[Character, CampaignAccess]:
     """A character and the caller's access to its campaign, or 404 for non-members."""
-    character = session.get(Character, character_id)
+    character = find_character(session, character_id)
     if character is None or character.deleted_at is not None:
         raise NotFound(f"character {character_id} not found, or not in one of your campaigns")
     try:
@@ -286,12 +305,8 @@ def get_campaign_character(
     session: Session, access: CampaignAccess, character_id: uuid.UUID
 ) -> Character:
     """A live character of this campaign, or 404."""
-    character = session.get(Character, character_id)
-    if (
-        character is None
-        or character.deleted_at is not None
-        or character.campaign_id != access.campaign.id
-    ):
+    character = session.get(Character, (access.campaign.id, character_id))
+    if character is None or character.deleted_at is not None:
         raise NotFound(f"character {character_id} is not in campaign {access.campaign.id}")
     return character
 

@@ -70,7 +70,9 @@ def close_if_answered(session: Session, row: RollRequest) -> None:
     waiting = [uuid.UUID(c) for c in row.character_ids if c not in row.answers]
     live = session.exec(
         select(Character.id).where(
-            col(Character.id).in_(waiting), col(Character.deleted_at).is_(None)
+            col(Character.campaign_id) == row.campaign_id,
+            col(Character.id).in_(waiting),
+            col(Character.deleted_at).is_(None),
         )
     ).first()
     if live is None:

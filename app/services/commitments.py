@@ -44,6 +44,7 @@ class _Committer:
 
 def commit_npc_values(
     session: Session,
+    campaign_id: uuid.UUID,
     request: dict[str, Any],
     result: dict[str, Any],
     effects: list[dict[str, Any]],
@@ -82,7 +83,7 @@ def commit_npc_values(
         elif isinstance(node, list):
             stack.extend((child, f"{path}/{index}") for index, child in enumerate(node))
     for index, change in enumerate(effects):
-        if is_npc(session, str(change["character_id"]), npcs):
+        if is_npc(session, campaign_id, str(change["character_id"]), npcs):
             for side in ("before", "after"):
                 change[side] = committer.commit(change[side], f"/effects/{index}/{side}")
     # In path order: one entry's disclosures read the same whichever walk made them.
@@ -90,13 +91,15 @@ def commit_npc_values(
     return committer.disclosures
 
 
-def is_npc(session: Session, character_id: str, known: set[str] | None = None) -> bool:
-    """Whether the character is an NPC, whose sheet only the GM reads."""
+def is_npc(
+    session: Session, campaign_id: uuid.UUID, character_id: str, known: set[str] | None = None
+) -> bool:
+    """Whether the campaign's character is an NPC, whose sheet only the GM reads."""
     known = known if known is not None else set()
     if character_id in known:
         return True
     try:
-        character = session.get(Character, uuid.UUID(character_id))
+        character = session.get(Character, (campaign_id, uuid.UUID(character_id)))
     except ValueError:
         return False
     if character is not None and character.kind == "npc":

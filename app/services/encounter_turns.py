@@ -89,10 +89,16 @@ def told(session: Session, access: CampaignAccess, combatant: Combatant) -> Comb
     return combatant.model_copy(update={"conditions": kept})
 
 
-def sheets(session: Session, combatants: Sequence[Combatant]) -> dict[str, dict[str, Any]]:
+def sheets(
+    session: Session, access: CampaignAccess, combatants: Sequence[Combatant]
+) -> dict[str, dict[str, Any]]:
     """The combatants' sheets as they are now."""
     ids = [uuid.UUID(c.character_id) for c in combatants]
-    rows = session.exec(select(Character).where(col(Character.id).in_(ids))).all()
+    rows = session.exec(
+        select(Character).where(
+            col(Character.campaign_id) == access.campaign.id, col(Character.id).in_(ids)
+        )
+    ).all()
     return {str(row.id): dict(row.sheet) for row in rows}
 
 

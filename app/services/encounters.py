@@ -39,6 +39,7 @@ from app.services.access import (
     CampaignAccess,
     LockedAccess,
     can_edit_character,
+    find_encounter,
     get_campaign_access,
     get_campaign_character,
 )
@@ -74,7 +75,7 @@ def load(
 ) -> tuple[Encounter, CampaignAccess]:
     """The encounter and the caller's access to its campaign (404 for non-members); locked,
     checked against what the write expects of it (409 when stale)."""
-    encounter = session.get(Encounter, encounter_id)
+    encounter = find_encounter(session, encounter_id)
     if encounter is None:
         raise _not_found(encounter_id)
     try:
@@ -433,7 +434,7 @@ def _sits_out(
     session: Session, access: CampaignAccess, combat: Combat, combatant: Combatant
 ) -> str | None:
     """Why the combatant, as the table may know it, loses its turn now (or None)."""
-    sheet = turns.sheets(session, [combatant]).get(combatant.character_id, {})
+    sheet = turns.sheets(session, access, [combatant]).get(combatant.character_id, {})
     return combat.sits_out(turns.told(session, access, combatant), sheet)
 
 
@@ -452,7 +453,7 @@ def _advance(
     of the turn they lost); `passing`, whose turn ended, is shown `turn_passed`. One
     `encounter.turn` entry records it all."""
     turn, new_round = first, encounter.round
-    sheets = turns.sheets(session, combatants)
+    sheets = turns.sheets(session, access, combatants)
     skipped: list[tuple[Combatant, int, str]] = []  # with the round of the turn it lost
     # Two rounds at most: a round that passes may wake a combatant (FAB-50's Sonné).
     for _ in range(2 * len(combatants)):
@@ -474,7 +475,7 @@ def _advance(
                 )
             ]
             if turns.pass_round(session, access, registry, combat, combatants):
-                sheets = turns.sheets(session, combatants)
+                sheets = turns.sheets(session, access, combatants)
         candidate = combatants[turn]
         if candidate.active:
             known = turns.told(session, access, candidate)
@@ -524,7 +525,8 @@ def _waiting_detail(
         str(c.id): c.name
         for c in session.exec(
             select(Character).where(
-                col(Character.id).in_([uuid.UUID(w.character_id) for w in waiting])
+                col(Character.campaign_id) == access.campaign.id,
+                col(Character.id).in_([uuid.UUID(w.character_id) for w in waiting]),
             )
         ).all()
     }
@@ -801,7 +803,8 @@ def view(
         str(c.id): c
         for c in session.exec(
             select(Character).where(
-                col(Character.id).in_([uuid.UUID(x["character_id"]) for x in encounter.combatants])
+                col(Character.campaign_id) == encounter.campaign_id,
+                col(Character.id).in_([uuid.UUID(x["character_id"]) for x in encounter.combatants]),
             )
         ).all()
     }

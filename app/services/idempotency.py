@@ -27,9 +27,9 @@ from sqlmodel import Session, col, update
 
 from app.core.problems import PROBLEM_MEDIA_TYPE, Conflict, Unprocessable, engine_problem
 from app.engine.errors import RuleRefusal
-from app.models import Encounter, IdempotencyKey, User
+from app.models import IdempotencyKey, User
 from app.models.base import utcnow
-from app.services.access import get_campaign_access
+from app.services.access import find_encounter, get_campaign_access
 
 REPLAY_HEADER = "Idempotent-Replayed"
 T = TypeVar("T")
@@ -134,7 +134,7 @@ def _may_replay(session: Session, user: User, scope: str) -> None:
         scope_id = uuid.UUID(scope)
     except ValueError:
         return  # not a campaign's (creating one)
-    encounter = session.get(Encounter, scope_id)
+    encounter = find_encounter(session, scope_id)
     get_campaign_access(session, encounter.campaign_id if encounter else scope_id, user)
 
 

@@ -77,8 +77,8 @@ def list_invitations(
 
 def revoke_invitation(session: Session, access: CampaignAccess, invitation_id: uuid.UUID) -> None:
     access.require_gm("revoke invitations")
-    invitation = session.get(Invitation, invitation_id)
-    if invitation is None or invitation.campaign_id != access.campaign.id:
+    invitation = session.get(Invitation, (access.campaign.id, invitation_id))
+    if invitation is None:
         raise NotFound(f"no invitation {invitation_id} in this campaign")
     if invitation.revoked_at is None:
         invitation.revoked_at = utcnow()
@@ -87,10 +87,17 @@ def revoke_invitation(session: Session, access: CampaignAccess, invitation_id: u
 
 def accept_invitation(session: Session, user: User, code: str) -> MemberPublic:
     """Join the invitation's campaign with its role, once per user, within its uses."""
-    invitation = session.exec(
-        # Locked: two users taking the last use of a code do not both get in.
-        select(Invitation).where(col(Invitation.code) == code).with_for_update()
+    # Issue 23: the code alone finds its campaign (uq_invitation_code_campaign_id leads with
+    # it); the row is then locked by its full key, within that campaign only.
+    key = session.exec(
+        select(Invitation.campaign_id, Invitation.id).where(col(Invitation.code) == code)
     ).first()
+    # Locked: two users taking the last use of a code do not both get in.
+    invitation = (
+        session.get(Invitation, tuple(key), with_for_update=True, populate_existing=True)
+        if key is not None
+        else None
+    )
     campaign = session.get(Campaign, invitation.campaign_id) if invitation else None
     if invitation is None or campaign is None or campaign.deleted_at is not None:
         raise NotFound("no invitation with this code; ask the GM for a new one")

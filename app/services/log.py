@@ -439,7 +439,9 @@ def record(
     disclosures = None
     if epoch.hidden_seed is not None:
         # FAIR-18: what the rules read of NPCs, and their changes, hashed as commitments.
-        disclosures = commit_npc_values(session, request, result, effects, kind.npc_values)
+        disclosures = commit_npc_values(
+            session, campaign.id, request, result, effects, kind.npc_values
+        )
     entry = append_entry(
         session,
         campaign,
@@ -490,7 +492,7 @@ def hold_readable_effects(
     rules refuse to read those sheets until the GM applies it, and a wait that came only
     with changes would tell the players the outcome it hides.
     """
-    held = [effect for effect in effects if not is_npc(session, effect.character_id)]
+    held = [effect for effect in effects if not is_npc(session, campaign.id, effect.character_id)]
     characters = sorted({*read_players, *(effect.character_id for effect in held)})
     if characters:
         session.execute(
@@ -591,8 +593,8 @@ def apply_effects(session: Session, campaign: LockedCampaign, effects: list[Effe
     for effect in effects:
         character = sheets.get(effect.character_id)
         if character is None:
-            character = session.get(Character, uuid.UUID(effect.character_id))
-            if character is None or character.campaign_id != campaign.id:
+            character = session.get(Character, (campaign.id, uuid.UUID(effect.character_id)))
+            if character is None:
                 raise EngineError(f"effect on unknown character {effect.character_id}")
             character.sheet = copy.deepcopy(character.sheet)
             sheets[effect.character_id] = character

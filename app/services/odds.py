@@ -51,7 +51,7 @@ def roll_odds(
             )
         # FAIR-18: odds computed from an NPC's sheet (the GM's) would tell its values.
         request = copy.deepcopy(prepared.request.dump())
-        if commit_npc_values(session, request, {}, [], kind.npc_values):
+        if commit_npc_values(session, access.campaign.id, request, {}, [], kind.npc_values):
             raise Forbidden(
                 f"these odds read an NPC's values, which only the GM may see (FAIR-18); "
                 f"only the GM may ask for the odds of this {kind.name}",

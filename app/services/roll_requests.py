@@ -155,8 +155,8 @@ def _set_at(document: dict[str, Any], path: str, value: Any) -> None:
 
 
 def _request(session: Session, access: CampaignAccess, request_id: uuid.UUID) -> RollRequest:
-    row = session.get(RollRequest, request_id)
-    if row is None or row.campaign_id != access.campaign.id:
+    row = session.get(RollRequest, (access.campaign.id, request_id))
+    if row is None:
         raise NotFound(f"no roll request {request_id} in this campaign")
     return row
 

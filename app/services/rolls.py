@@ -130,7 +130,7 @@ def check_other_side(
             continue
         named = _value(body, character_path)  # one character, or a list (a power's targets)
         for character_id in named if isinstance(named, list) else [named]:
-            character = session.get(Character, uuid.UUID(str(character_id)))
+            character = session.get(Character, (access.campaign.id, uuid.UUID(str(character_id))))
             if character is None:
                 continue  # the rules answer 404 for it
             if makes_choices_of(access, character, hidden):

@@ -217,7 +217,7 @@ def test_a_sheet_saved_before_a_rules_update_is_still_its_players_to_edit(
     # saved before them lacks them, and an edit that leaves them out changes none of them.
     campaign = make_campaign("fabulae-tenebris", players=(player,))
     character = make_character(campaign, player, sheet={**FABULAE_SHEET})
-    stored = session.get(Character, uuid.UUID(character["id"]))
+    stored = session.get(Character, (uuid.UUID(campaign["id"]), uuid.UUID(character["id"])))
     assert stored is not None
     stored.sheet = {
         k: v for k, v in stored.sheet.items() if k not in ("states_pending", "deprived")

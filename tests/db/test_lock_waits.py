@@ -212,7 +212,7 @@ def test_FAIR_5_a_sheet_edit_that_waited_merges_onto_the_sheet_as_committed(
     url = f"{API}/characters/{character['id']}"
 
     def edit_force(session: Session, access: LockedAccess) -> None:
-        sheet = session.get(Character, uuid.UUID(character["id"]))
+        sheet = session.get(Character, (access.campaign.id, uuid.UUID(character["id"])))
         assert sheet is not None
         update_character(
             session,

@@ -3,9 +3,7 @@ backfilled from the log itself, its session_started/scene_started entries in seq
 
 from __future__ import annotations
 
-import datetime
 import uuid
-from typing import Any
 
 import sqlalchemy as sa
 from alembic import command
@@ -13,39 +11,12 @@ from sqlalchemy import Engine
 from sqlmodel import SQLModel
 
 from tests.conftest import alembic_config
-from tests.db.test_migrations import empty_engine  # noqa: F401 (a fixture)
+from tests.db.test_migrations import (
+    empty_engine,  # noqa: F401 (a fixture)
+    insert_row,
+)
 
 NEW = ("session", "scene")  # added by 0012
-
-
-def _filler(column: sa.Column[Any]) -> Any:
-    """A value for a required column the test does not care about."""
-    kind = column.type
-    if isinstance(kind, sa.types.TypeDecorator):
-        kind = kind.impl_instance
-    if isinstance(kind, sa.Uuid):
-        return uuid.uuid4()
-    if isinstance(kind, sa.Boolean):
-        return False
-    if isinstance(kind, sa.Integer):
-        return 0
-    if isinstance(kind, sa.DateTime):
-        return datetime.datetime.now(datetime.UTC)
-    if isinstance(kind, sa.String | sa.Text):
-        return "x"
-    return {}  # JSON
-
-
-def _insert(connection: sa.Connection, table: sa.Table, **values: Any) -> None:
-    row = {
-        column.name: _filler(column)
-        for column in table.columns
-        if not column.nullable and column.server_default is None and column.name not in NEW
-    }
-    row.update(values)
-    # Only these columns: the model's defaults would name columns 0011 does not have.
-    bare = sa.table(table.name, *(sa.column(name, table.c[name].type) for name in row))
-    connection.execute(bare.insert().values(row))
 
 
 def test_0012_backfills_each_entry_from_the_clock_entries_before_it(empty_engine):  # noqa: F811
@@ -60,22 +31,30 @@ def test_0012_backfills_each_entry_from_the_clock_entries_before_it(empty_engine
         7: ("session_started", 2, 3),
     }
     with engine.begin() as connection:
-        _insert(connection, tables.tables["user_account"], id=user_id)
+        insert_row(connection, tables.tables["user_account"], id=user_id)
         for campaign in (campaign_id, other_id):
-            _insert(connection, tables.tables["campaign"], id=campaign, gm_id=user_id)
+            insert_row(connection, tables.tables["campaign"], id=campaign, gm_id=user_id)
         for seq in range(1, 9):
             kind, session, scene = clock.get(seq, ("dice", 0, 0))
             request = {"session": session, "scene": scene} if seq in clock else {}
-            _insert(
+            insert_row(
                 connection,
                 tables.tables["log_entry"],
+                skip=NEW,
                 campaign_id=campaign_id,
                 seq=seq,
                 kind=kind,
                 request=request,
             )
         # Another campaign's log, with no clock entry: all in session 0, scene 0.
-        _insert(connection, tables.tables["log_entry"], campaign_id=other_id, seq=1, kind="dice")
+        insert_row(
+            connection,
+            tables.tables["log_entry"],
+            skip=NEW,
+            campaign_id=other_id,
+            seq=1,
+            kind="dice",
+        )
     with engine.begin() as connection:
         command.upgrade(alembic_config(connection), "0012")
     with engine.connect() as connection:

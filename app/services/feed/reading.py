@@ -187,8 +187,8 @@ def _changes(
                 request = get_request(session, access, uuid.UUID(item))
                 events.append(Event("roll_request", request.model_dump_json()))
             elif name == "encounters":
-                encounter = session.get(Encounter, uuid.UUID(item))
-                if encounter is None or encounter.campaign_id != access.campaign.id:
+                encounter = session.get(Encounter, (access.campaign.id, uuid.UUID(item)))
+                if encounter is None:
                     continue
                 models = api_models(viewer.registry)
                 view = models.encounter.model_validate(
