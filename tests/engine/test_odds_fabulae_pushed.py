@@ -283,7 +283,8 @@ def test_FAB_81_pushed_broken_resistance_odds_match_brute_force() -> None:
 HOLD_PUSHED: Counted = {
     "net": lambda r: r.net,
     "prouesses": lambda r: r.feats,
-    "panics": lambda r: int(r.active.outcome == "panic") + int(r.passive.outcome == "panic"),
+    # FAB-37, FAB-42: a push sets off its pusher's panic alone; the other side's dice stay.
+    "panics": lambda r: int(r.active.outcome == "panic"),
 }
 
 
@@ -421,7 +422,8 @@ def test_FAB_101_pushed_drain_odds_match_brute_force(target_pp: int, faces: list
     laws: Counted = {
         "net": lambda r: r.net,
         "prouesses": lambda r: r.feats,
-        "panics": lambda r: int(r.active.outcome == "panic") + int(r.passive.outcome == "panic"),
+        # FAB-37, FAB-42: a push sets off its pusher's panic alone; the other side's dice stay.
+        "panics": lambda r: int(r.active.outcome == "panic"),
         "stolen": lambda r: r.power.stolen or 0,
         "stress_gained": lambda r: r.power.stress_gained,
         **price(False),

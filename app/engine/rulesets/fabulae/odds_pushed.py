@@ -116,14 +116,12 @@ class Reading:
 
 
 def _attack_values(result: Any) -> dict[str, int]:
-    """As the attack odds count them: damage through armor and cover, and the panics."""
+    """As the attack odds count them: damage through armor and cover; and the panic the push
+    sets off, the pusher's alone: the other side's dice stay as rolled (FAB-37), so a panic
+    of theirs was set off by the roll pushed, not by the push (after_push, FAB-42)."""
     attacks = result.attacks or []
     active = any(a.roll.active.outcome == "panic" for a in attacks) or bool(result.panic)
-    passive = any(a.roll.passive.outcome == "panic" for a in attacks)
-    return {
-        "damage": sum(a.through or 0 for a in attacks if a.hit),
-        "panics": int(active) + int(passive),
-    }
+    return {"damage": sum(a.through or 0 for a in attacks if a.hit), "panics": int(active)}
 
 
 def _hit_damage(result: Any) -> int | None:
@@ -166,12 +164,13 @@ def _test_values(result: Any, side: FabulaeDice) -> dict[str, int]:
 
 
 def _opposed_values(result: Any, side: FabulaeDice) -> dict[str, int]:
-    """As an opposed roll's odds count it (FAB-36): net sixes, Prouesses, panics."""
+    """As an opposed roll's odds count it (FAB-36): net sixes, Prouesses; and the pusher's
+    panic, the only one a push sets off (FAB-37, FAB-42)."""
     roll = result.roll
     return {
         "net": roll.net,
         "prouesses": roll.feats,
-        "panics": int(roll.active.outcome == "panic") + int(roll.passive.outcome == "panic"),
+        "panics": int(roll.active.outcome == "panic"),
     }
 
 
