@@ -148,7 +148,12 @@ def has_commitment(value: Any) -> bool:
     return False
 
 
-def _pointer(path: str) -> list[str]:
+def pointer_token(key: str) -> str:
+    """RFC 6901: an object's key as one reference token of a JSON pointer."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def pointer_tokens(path: str) -> list[str]:
     """RFC 6901 JSON pointer → its reference tokens."""
     if not path.startswith("/"):
         raise DiceError(f"FAIR-18: a disclosure's path is a JSON pointer, got {path!r}")
@@ -172,7 +177,7 @@ def open_commitments(
             value = disclosure["value"]
         except (KeyError, TypeError, ValueError):
             raise DiceError("FAIR-18: a disclosure holds a path, a hex salt and a value") from None
-        *parents, leaf = _pointer(path)
+        *parents, leaf = pointer_tokens(path)
         node: Any = opened
         try:
             for token in parents:
@@ -191,7 +196,8 @@ def open_commitments(
 
 # A value a rule read from a character and shows in its result (a JDR Defense, a Fabulae
 # pool's attribute): (pattern of the value in the result, pattern of that character in the
-# request). Patterns are JSON pointers where `*` stands for any list index.
+# request). Patterns are JSON pointers where `*` stands for any list index or object key
+# (a result's targets keyed by character id).
 CharacterValue = tuple[str, str]
 
 
@@ -207,6 +213,8 @@ def matches(document: Any, pattern: str) -> list[tuple[str, Any]]:
         for pointer, node in found:
             if token == "*" and isinstance(node, list):
                 reached.extend((f"{pointer}/{i}", item) for i, item in enumerate(node))
+            elif token == "*" and isinstance(node, Mapping):
+                reached.extend((f"{pointer}/{pointer_token(key)}", node[key]) for key in node)
             elif isinstance(node, Mapping) and token in node:
                 reached.append((f"{pointer}/{token}", node[token]))
         found = reached

@@ -22,14 +22,11 @@ from app.engine.hidden import (
     SALT_BYTES,
     CharacterValue,
     npc_value_paths,
+    pointer_token,
+    pointer_tokens,
     value_commitment,
 )
 from app.models import Character
-
-
-def _token(key: str) -> str:
-    """RFC 6901: a key as a JSON pointer token."""
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 class _Committer:
@@ -62,7 +59,7 @@ def commit_npc_values(
             if path.startswith("/request/")
             else (result, path.removeprefix("/result/"))
         )
-        *parents, leaf = inner.split("/")
+        *parents, leaf = pointer_tokens(f"/{inner}")
         node: Any = document
         for token in parents:
             node = node[int(token)] if isinstance(node, list) else node[token]
@@ -77,9 +74,9 @@ def commit_npc_values(
             if node.get("kind") == "npc" and isinstance(npc_id, str):
                 npcs.add(npc_id)
                 for key in [key for key in node if key not in NPC_IDENTITY]:
-                    node[key] = committer.commit(node[key], f"{path}/{_token(key)}")
+                    node[key] = committer.commit(node[key], f"{path}/{pointer_token(key)}")
                 continue
-            stack.extend((child, f"{path}/{_token(key)}") for key, child in node.items())
+            stack.extend((child, f"{path}/{pointer_token(key)}") for key, child in node.items())
         elif isinstance(node, list):
             stack.extend((child, f"{path}/{index}") for index, child in enumerate(node))
     for index, change in enumerate(effects):

@@ -295,6 +295,27 @@ def test_FAB100_a_bolt_spends_pp_adds_stress_and_hurts(client, table, gm, player
     assert fields(seen_by_gm, thug) == {"states": ([], PHYSICAL, "FAB-102")}
 
 
+def test_FAIR_18_a_bolt_shows_players_an_npc_targets_armor_and_states_committed(
+    client, table, gm, player, forced_dice
+):
+    """As an attack's: the protection dice, the armor and the states an NPC target's sheet
+    gave the bolt are committed for players; the GM reads them whole."""
+    campaign, ada, thug = table.campaign, table.ada, table.thug
+    gm_patch(client, gm, ada, {"powers": ["bolt"], "pp": 4, "pp_max": 5})
+    gm_patch(client, gm, thug, {"armor": {"id": "factory_plate"}})
+    forced_dice.push(6, 6, 2, 2, 2, 2, 2, 2, 2)  # 3 damage; the plate's 4 dice absorb none
+    bolt = body("power", character_id=ada["id"], power="bolt", pp=2, targets=[thug["id"]])
+    entry = rolled(client, campaign, player, bolt)
+    hit = entry["result"]["targets"][thug["id"]]
+    assert committed(hit["protection"])
+    shown = [name for name in ("states_checked", "pending_states") if hit.get(name) is not None]
+    assert shown and all(committed(hit[name]) for name in shown)
+    whole = get_entry(client, campaign, gm, entry["seq"])["result"]["targets"][thug["id"]]
+    assert whole["protection"]["armor"] == 4 and whole["through"] == 3
+    verified = client.get(f"{API}/campaigns/{campaign['id']}/log/verify", headers=gm.headers)
+    assert verified.json()["ok"] is True, verified.text
+
+
 def test_FAB100_refusals(client, table, make_campaign, make_character, gm, player):
     campaign, ada, thug = table.campaign, table.ada, table.thug
     gm_patch(client, gm, ada, {"powers": ["bolt"], "pp": 1, "pp_max": 2})

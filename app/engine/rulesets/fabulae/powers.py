@@ -512,6 +512,12 @@ POWER: RollKind[FabulaePowerCreate, FabulaePowerRequest, FabulaePowerResult] = R
         ("/roll/pool", "/caster"),
         ("/roll/active/pool", "/caster"),
         ("/roll/passive/pool", "/targets/*"),
+        # An NPC target's armor, protection dice, save and states, as an attack's (FAIR-18);
+        # a power on several targets hides them all when one of them is an NPC.
+        ("/targets/*/protection", "/targets/*"),
+        ("/targets/*/save/pool", "/targets/*"),
+        ("/targets/*/states_checked", "/targets/*"),
+        ("/targets/*/pending_states", "/targets/*"),
     ),
     cost=slow_action,
     title="Power",
