@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from itertools import accumulate
-from typing import Any
+from typing import Annotated, Any, overload
 
-from pydantic import Field
+from pydantic import Field, WrapSerializer
 
 from app.engine.contract import Model
 from app.engine.dice import Draw
@@ -54,44 +54,99 @@ class ValueOdds(Model):
     )
 
 
-def _float_values(values: Sequence[int], probabilities: Sequence[float]) -> list[ValueOdds]:
-    """ValueOdds without validation, as `model_construct` builds them in a tenth of its time
-    (thousands of values): the caller's floats are already in [0, 1]. Each its own set of
-    fields set, as pydantic expects (a shared frozenset broke `dump()`'s exclude_unset)."""
-    found = []
-    new, assign = object.__new__, object.__setattr__
-    for value, probability in zip(values, probabilities, strict=True):
-        item = new(ValueOdds)
-        assign(item, "__dict__", {"value": value, "probability": probability, "exact": None})
-        assign(item, "__pydantic_fields_set__", {"value", "probability"})
-        assign(item, "__pydantic_extra__", None)
-        assign(item, "__pydantic_private__", None)
-        found.append(item)
-    return found
+class PackedValues(Sequence[ValueOdds]):
+    """A distribution's values as parallel arrays (values ascending, their floats, and their
+    exact fractions when the distribution lists them); a ValueOdds is made only when one is
+    read, and the JSON is written from the arrays. Three objects per value (a model, its
+    dict, its set of fields) held in every cached answer made the garbage collector's full
+    collections the odds' slowest requests, and 100d100's 4,068 of them took longer to build
+    than the answer took to write."""
+
+    __slots__ = ("_exact", "_probabilities", "_values")
+
+    def __init__(
+        self,
+        values: Sequence[int],
+        probabilities: Sequence[float],
+        exact: Sequence[str] | None = None,
+    ) -> None:
+        if len(values) != len(probabilities) or (exact is not None and len(exact) != len(values)):
+            raise ValueError("the arrays of a distribution's values differ in length")
+        self._values, self._probabilities, self._exact = values, probabilities, exact
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    @overload
+    def __getitem__(self, index: int) -> ValueOdds: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[ValueOdds]: ...
+    def __getitem__(self, index: int | slice) -> ValueOdds | list[ValueOdds]:
+        if isinstance(index, slice):
+            return [self._item(at) for at in range(len(self))[index]]
+        return self._item(range(len(self))[index])  # IndexError past either end
+
+    def __iter__(self) -> Iterator[ValueOdds]:
+        return (self._item(at) for at in range(len(self)))
+
+    def _item(self, at: int) -> ValueOdds:
+        # Built without validation (as model_construct builds it, in a tenth of its time):
+        # the arrays are checked where they are made. Each its own set of fields set, as
+        # pydantic expects (a shared frozenset broke `dump()`'s exclude_unset).
+        item = object.__new__(ValueOdds)
+        exact = None if self._exact is None else self._exact[at]
+        fields = {"value": self._values[at], "probability": self._probabilities[at], "exact": exact}
+        object.__setattr__(item, "__dict__", fields)
+        fields_set = {"value", "probability", "exact"} if exact else {"value", "probability"}
+        object.__setattr__(item, "__pydantic_fields_set__", fields_set)
+        object.__setattr__(item, "__pydantic_extra__", None)
+        object.__setattr__(item, "__pydantic_private__", None)
+        return item
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return f"PackedValues({len(self)} values)"
+
+    def pairs(self) -> list[tuple[int, float]]:
+        return list(zip(self._values, self._probabilities, strict=True))
+
+    def dumped(self) -> list[dict[str, Any]]:
+        """The values as their JSON writes them (`exact` left out when not listed)."""
+        if self._exact is None:
+            return [
+                {"value": value, "probability": probability}
+                for value, probability in zip(self._values, self._probabilities, strict=True)
+            ]
+        return [
+            {"value": value, "probability": probability, "exact": exact}
+            for value, probability, exact in zip(
+                self._values, self._probabilities, self._exact, strict=True
+            )
+        ]
 
 
-def _exact_values(fields: list[dict[str, Any]]) -> list[ValueOdds]:
-    """ValueOdds of already checked fields (value, probability in [0, 1], exact), built
-    without validation as `_float_values` builds them."""
-    found = []
-    new, assign = object.__new__, object.__setattr__
-    for given in fields:
-        item = new(ValueOdds)
-        assign(item, "__dict__", given)
-        assign(item, "__pydantic_fields_set__", {"value", "probability", "exact"})
-        assign(item, "__pydantic_extra__", None)
-        assign(item, "__pydantic_private__", None)
-        found.append(item)
-    return found
+# Packed values are written from their arrays, the same JSON a list of ValueOdds writes. A
+# lambda: a serializer's annotated return type would become the documented one.
+_WRITE_VALUES = WrapSerializer(
+    lambda values, write: values.dumped() if isinstance(values, PackedValues) else write(values)
+)
 
 
 class DistributionOdds(Model):
     """The distribution of a number the roll counts (its total, its sixes, its damage)."""
 
     name: str
-    values: list[ValueOdds]
+    values: Annotated[Sequence[ValueOdds], _WRITE_VALUES]
     mean: float
     deviation: float
+
+    def pairs(self) -> list[tuple[int, float]]:
+        """(value, probability) ascending by value, without building a ValueOdds per value."""
+        if isinstance(self.values, PackedValues):
+            return self.values.pairs()
+        return [(item.value, item.probability) for item in self.values]
 
 
 class Odds(Model):
@@ -131,15 +186,18 @@ def distribution(name: str, weights: Mapping[int, Fraction]) -> DistributionOdds
     total = sum(weights.values(), Fraction(0))
     if total != 1:
         raise ValueError(f"{name}: probabilities sum to {total}, not 1")
+    if any(p < 0 for p in weights.values()):
+        raise ValueError(f"{name}: a negative probability")
     mean = sum((value * p for value, p in weights.items()), Fraction(0))
     variance = sum(((value - mean) ** 2 * p for value, p in weights.items()), Fraction(0))
-    return DistributionOdds(
+    ordered = sorted((value, p) for value, p in weights.items() if p)
+    return DistributionOdds.model_construct(
         name=name,
-        values=[
-            ValueOdds(value=value, probability=float(p), exact=fraction_text(p))
-            for value, p in sorted(weights.items())
-            if p
-        ],
+        values=PackedValues(
+            [int(value) for value, _ in ordered],
+            [float(p) for _, p in ordered],
+            [fraction_text(p) for _, p in ordered],
+        ),
         mean=float(mean),
         deviation=math.sqrt(variance),
     )
@@ -161,11 +219,13 @@ def weighted_distribution(
     if sum(1 for w in weights.values() if w) > EXACT_VALUES:
         ordered = sorted(value for value, w in weights.items() if w)
         # w / denominator is correctly rounded, as float(Fraction) is.
-        floats = [weights[value] / denominator for value in ordered]
-        return float_distribution(name, ordered, floats, mean, math.sqrt(variance))
+        rounded = [weights[value] / denominator for value in ordered]
+        return float_distribution(name, ordered, rounded, mean, math.sqrt(variance))
     reduce = _reducer(denominator)
     texts: dict[int, str] = {}  # by weight: a sum of like dice is symmetric, half repeat
-    fields: list[dict[str, Any]] = []
+    values: list[int] = []
+    floats: list[float] = []
+    exact: list[str] = []
     for value in sorted(weights):
         w = weights[value]
         if not w:
@@ -175,14 +235,14 @@ def weighted_distribution(
         text = texts.get(w)
         if text is None:
             text = texts[w] = reduce.text(w)
-        # w / denominator is correctly rounded, as float(Fraction) is.
-        fields.append({"value": value, "probability": w / denominator, "exact": text})
-    # Built as `_float_values` builds them: every field is checked above (integers, a weight
-    # in [0, denominator], its text), so validating hundreds of long fractions again only
-    # costs time.
+        values.append(value)
+        floats.append(w / denominator)  # correctly rounded, as float(Fraction) is
+        exact.append(text)
+    # Not validated again: every field is checked above (integers, a weight in [0,
+    # denominator], its text), and validating hundreds of long fractions only costs time.
     return DistributionOdds.model_construct(
         name=name,
-        values=_exact_values(fields),
+        values=PackedValues(values, floats, exact),
         mean=mean,
         deviation=math.sqrt(variance),
     )
@@ -197,7 +257,7 @@ def float_distribution(
     first, last = _kept_ends(probabilities)
     return DistributionOdds.model_construct(
         name=name,
-        values=_float_values(values[first:last], probabilities[first:last]),
+        values=PackedValues(values[first:last], probabilities[first:last]),
         mean=mean,
         deviation=deviation,
     )
@@ -311,9 +371,8 @@ def luck_by_values(odds: Odds) -> dict[int, tuple[float, float]]:
     times more, for digits a percentile does not show."""
     table: dict[int, tuple[float, float]] = {}
     below = compensation = 0.0
-    for item in sorted(_ranking_distribution(odds).values, key=lambda item: item.value):
-        p = item.probability
-        table[item.value] = (p, min(100.0, (below + compensation + p / 2) * 100))
+    for value, p in sorted(_ranking_distribution(odds).pairs()):
+        table[value] = (p, min(100.0, (below + compensation + p / 2) * 100))
         added = below + p
         if abs(below) >= abs(p):
             compensation += (below - added) + p
