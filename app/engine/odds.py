@@ -289,8 +289,9 @@ class _Reducer:
 
     def __init__(self, denominator: int) -> None:
         self.denominator = denominator
-        # (prime, its exponent in the denominator, its largest power below 2^62 within it)
-        self.powers: list[tuple[int, int, int]] | None = []
+        # (prime, its exponent in the denominator, its largest power below 2^62 within it,
+        # whether that power is less than the denominator's)
+        self.powers: list[tuple[int, int, int, bool]] | None = []
         rest = denominator
         for prime in _SMALL_PRIMES:
             if rest % prime == 0:
@@ -303,7 +304,8 @@ class _Reducer:
                     if probe * prime >= 2**62:
                         break
                     probe *= prime
-                self.powers.append((prime, exponent, probe))
+                # Whether the probe may hold less of the prime than the denominator does.
+                self.powers.append((prime, exponent, probe, probe != prime**exponent))
         if rest != 1:
             self.powers = None
         self.denominators: dict[int, str] = {}  # by common factor
@@ -312,12 +314,14 @@ class _Reducer:
         if self.powers is None:
             return math.gcd(w, self.denominator)
         common = 1
-        for prime, exponent, probe in self.powers:
+        for prime, exponent, probe, partial in self.powers:
             if prime == 2:
                 common <<= min((w & -w).bit_length() - 1, exponent)
                 continue
+            if w % prime:  # most weights: a remainder by a word, quicker than a gcd
+                continue
             found = math.gcd(w, probe)  # w modulo one word, then a word's gcd
-            if found == probe and probe != prime**exponent:
+            if found == probe and partial:
                 return math.gcd(w, self.denominator)  # w may hold more of this prime
             common *= found
         return common

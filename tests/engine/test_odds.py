@@ -2,6 +2,7 @@
 and write exactly as a list of ValueOdds does."""
 
 import gc
+import random
 from fractions import Fraction
 
 import pytest
@@ -81,3 +82,21 @@ def test_luck_reads_packed_values_without_building_them():
     )
     assert luck_by_value(odds, 2).percentile == pytest.approx(62.5)
     assert luck_by_value(odds, 1).percentile == pytest.approx(12.5)
+
+
+@pytest.mark.parametrize(
+    "denominator", [6**180, 10**100, 2**64, 3**100 * 5**40, 7**3 * 10**20, 6**5, 997 * 1009]
+)
+def test_exact_fractions_are_written_in_lowest_terms(denominator):
+    """A dice denominator's common factor with a weight is read prime by prime (a word-sized
+    remainder, then a gcd): weights holding high powers of its primes, or none, and a
+    denominator of primes past the table, all reduce as Fraction does."""
+    rng = random.Random(denominator % 1000)
+    weights = {1, denominator - 1, denominator // 2, denominator // 3 or 1}
+    for factor in (1, 2, 3, 9, 6**40, 3**60, 2**100, 5**30):
+        weights |= {rng.randrange(1, denominator) * factor % denominator or 1 for _ in range(50)}
+    for w in sorted(weights):
+        written = weighted_distribution("t", {0: w, 1: denominator - w}, denominator)
+        for item, weight in zip(written.values, (w, denominator - w), strict=True):
+            reduced = Fraction(weight, denominator)
+            assert item.exact == f"{reduced.numerator}/{reduced.denominator}", weight
