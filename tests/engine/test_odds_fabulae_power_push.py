@@ -14,6 +14,7 @@ from app.engine.dice import HmacDiceStream, ReplayDice
 from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.rulesets.fabulae.action import ACTION, OPPOSED
 from app.engine.rulesets.fabulae.damage import ATTACK
+from app.engine.rulesets.fabulae.pools import PUSH_REPLACES_RESISTANCE
 from app.engine.rulesets.fabulae.powers import POWER
 from app.engine.rulesets.fabulae.push import PUSH
 from app.engine.rulesets.fabulae.stress import STRESS_RESIST
@@ -285,7 +286,8 @@ def test_FAB_33_a_second_push_odds_start_from_the_first(version: int) -> None:
     assert_agrees(PUSH, again, version, {**PUSH_COUNTED, **PRICED})
 
 
-@pytest.mark.parametrize("version", VERSIONS)
+# Version 3 gives back the stress a Résistance test lowered when its push panics.
+@pytest.mark.parametrize("version", (*VERSIONS, PUSH_REPLACES_RESISTANCE))
 @pytest.mark.parametrize(
     ("faces", "stress"),
     [P([6, 2, 3, 4], 2, id="one-six-counted"), P([2, 3, 2], 1, id="none-yet")],

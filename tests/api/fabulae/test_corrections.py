@@ -51,7 +51,7 @@ def test_FAB23_corrected_a_broken_character_still_takes_its_death_test(
     gm_patch(client, gm, ada, {**BROKEN, "sequelae": [lethal("impaled", "immediate")]})
     forced_dice.push(6, 2, 2)  # 3 + 2 − Meurtri − Blessé (FAB-21)
     test = rolled(client, campaign, player, body("death_test", character_id=ada["id"], sequela=0))
-    assert test["result"]["survived"] is True and test["rules"] == "fabulae-tenebris@2"
+    assert test["result"]["survived"] is True and test["rules"] == "fabulae-tenebris@3"
 
 
 def test_FAB51_corrected_a_dead_character_makes_no_roll(client, table, gm, player):

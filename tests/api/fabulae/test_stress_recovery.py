@@ -369,6 +369,28 @@ def test_FAB_31_43_a_pushed_stress_resist_lowers_stress_by_its_new_sixes(
     assert sheet["stress"] == after and sheet["destiny"] == 2
 
 
+def test_FAB_33_42_43_a_pushed_stress_resist_that_panics_gives_the_stress_back(
+    client, table, gm, player, forced_dice
+):
+    """Rules version 3: the push's new result replaces the roll's for good (FAB-33), and a
+    Panic fails it (FAB-42): the stress the first roll lowered comes back."""
+    gm_patch(client, gm, table.ada, {"stress": 3})
+    forced_dice.push(6, 2, 2, 2, 2, 2, 2, 2)  # 5 pool dice, 3 stress dice: one six
+    body = {"kind": "fabulae.stress_resist", "character_id": table.ada["id"]}
+    entry = rolled(client, table.campaign, player, body)
+    assert entry["result"]["stress_lowered"] == 1 and sheet_of(client, gm, table.ada)["stress"] == 2
+    # The four 2s of the pool, the stress dice, then the panic roll it sets off (FAB-44).
+    forced_dice.push(2, 2, 2, 2, 1, 2, 2, 1)
+    push = followed(client, table.campaign, player, "fabulae.push", entry["seq"])
+    assert push["rules"] == "fabulae-tenebris@3"
+    assert push["result"]["outcome"] == "panic" and push["result"]["stress_lowered"] == 0
+    assert effect(table.ada, "stress", 2, 3, "FAB-43") in push["effects"]
+    assert sheet_of(client, gm, table.ada)["stress"] == 3
+    # The panic it sets off reads the stress given back: 1 + 3 (FAB-44).
+    (panic,) = push["triggered"]
+    assert panic["kind"] == "fabulae.panic" and panic["result"]["score"] == 4
+
+
 def test_FAB_43_stress_resist_with_another_attribute(client, table, gm, player, forced_dice):
     gm_patch(client, gm, table.ada, {"stress": 1, "attributes": {"intellect": 4}})
     forced_dice.push(2, 2, 2, 2, 2, 2, 3)

@@ -12,10 +12,21 @@ from app.engine.errors import InvalidInput, RuleRefusal
 from tests.engine.fabulae.combat import PC as TARGET
 from tests.engine.fabulae.combat import NoDice, attack_req, d, danger_req, power_req
 from tests.engine.fabulae.combat import make_sheet as combat_sheet
-from tests.engine.fabulae.core import ALLY, char, clock, dice, eff, make_sheet, opposed_req
+from tests.engine.fabulae.core import (
+    ALLY,
+    char,
+    clock,
+    dice,
+    eff,
+    entry,
+    make_sheet,
+    opposed_req,
+    push_req,
+    roll_inputs,
+)
 from tests.engine.rules import Resolved, resolve
 
-V1, V2 = "fabulae-tenebris@1", "fabulae-tenebris@2"
+V1, V2, V3 = "fabulae-tenebris@1", "fabulae-tenebris@2", "fabulae-tenebris@3"
 BROKEN = {"broken": True, "broken_track": "physical"}
 PHYSICAL = ["epuise", "meurtri", "blesse"]
 MENTAL = ["enerve", "apeure", "demoralise"]
@@ -309,3 +320,24 @@ def test_FAB50_the_sequela_takes_the_feats_of_the_breaking_hit_from_version_2() 
     new_sequelae = [s["sequela"] for s in new.result["states_checked"] if "sequela" in s]
     assert [s["modifier"] for s in old_sequelae] == [1, 1, 1]  # the rifle +1, the last hit's 0
     assert [s["modifier"] for s in new_sequelae] == [2]  # the rifle +1, the first hit's 1
+
+
+def test_FAB_33_42_43_a_pushed_resistance_test_that_panics_gives_its_stress_back_from_v3() -> None:
+    """Version 3: the push's result replaces the roll's for good (FAB-33) and a Panic fails
+    it (FAB-42), so the stress the Résistance test lowered comes back (FAB-43); versions 1
+    and 2 left it lowered."""
+    sheet = make_sheet(skills={"resistance": 2}, stress=3, destiny=3)
+    body = {**clock(), "character": char(sheet), "roll": roll_inputs(skill="resistance")}
+    first = replayed("fabulae.stress_resist", body, dice([6, 2, 2, 2, 2, 2, 2, 2]), V3)
+    assert first.result["stress_lowered"] == 1
+    followed = entry("fabulae.stress_resist", body, first.result)
+    lowered = make_sheet(skills={"resistance": 2}, stress=2, destiny=3)
+    push = push_req(lowered, followed)
+    faces = [2, 2, 2, 2, 1, 2, 2]  # the pool's four 2s, then the three stress dice
+    by_version = {rules: replayed("fabulae.push", push, dice(faces), rules) for rules in (V2, V3)}
+    for rules, pushed in by_version.items():
+        assert pushed.result["outcome"] == "panic", rules
+    assert by_version[V2].result["stress_lowered"] == 1
+    assert eff("stress", 2, 3, "FAB-43") not in by_version[V2].effects
+    assert by_version[V3].result["stress_lowered"] == 0
+    assert eff("stress", 2, 3, "FAB-43") in by_version[V3].effects

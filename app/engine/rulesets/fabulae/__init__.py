@@ -38,7 +38,7 @@ FABULAE = System(
 RULESET = Ruleset(
     id="fabulae-tenebris",
     name="Fabulae Tenebris",
-    version=2,
+    version=3,
     systems=(FABULAE,),
     kinds=(
         ACTION,

@@ -59,7 +59,7 @@ def push_odds(request: FabulaePushRequest, version: RulesVersion) -> Odds:
 
         return replayed_odds(request, version)
     plan = push_plan(request, version)
-    return plan_odds(plan, request.absorb, resisting_stress(request))
+    return plan_odds(plan, request.absorb, resisting_stress(request), version)
 
 
 def resisting_stress(request: FabulaePushRequest) -> int | None:
@@ -69,7 +69,7 @@ def resisting_stress(request: FabulaePushRequest) -> int | None:
     return request.character.sheet.stress
 
 
-def plan_odds(plan: PushPlan, absorb: bool, stress: int | None) -> Odds:
+def plan_odds(plan: PushPlan, absorb: bool, stress: int | None, version: RulesVersion) -> Odds:
     """Every reroll of the side's 2..5, counted by what the pushed roll reads."""
     from app.engine.rulesets.fabulae.push import lowered_after_push
 
@@ -105,7 +105,7 @@ def plan_odds(plan: PushPlan, absorb: bool, stress: int | None) -> Odds:
             if not absorb:
                 laws["state_price"][int(one)] += ways  # FAB-32
             if stress is not None:
-                after = lowered_after_push(plan.lowered, stress, outcome, sixes)
+                after = lowered_after_push(plan.lowered, stress, outcome, sixes, version)
                 laws["stress_lowered"][after] += ways
     return Odds(
         outcomes=outcome_odds(ordered(TEST_OUTCOMES, over_codes(outcomes, whole))),

@@ -29,6 +29,10 @@ SYSTEM: Final = "fabulae-tenebris"
 # The rules version of the corrections of 2026-11-30 (FAB-5..FAB-102 "corrected"): a
 # resolver applies a correction from this version on, so older entries replay as they were.
 CORRECTED: Final = 2
+# From rules version 3 a push that panics undoes what the roll it pushed did to stress: the
+# new result replaces the old one for good (FAB-33) and a Panic fails the action (FAB-42),
+# so a pushed Résistance test that panics has lowered no stress (FAB-43).
+PUSH_REPLACES_RESISTANCE: Final = 3
 Difficulty = Literal["hard", "very_hard", "almost_impossible"]
 RollOutcome = Literal["success", "failure", "panic", "impossible", "not_rolled"]
 DIFFICULTY_MALUS: Final[dict[str, int]] = {"hard": 0, "very_hard": 1, "almost_impossible": 2}

@@ -36,6 +36,7 @@ from app.engine.rulesets.fabulae.grappling import FabulaeBreakFreeResult, Fabula
 from app.engine.rulesets.fabulae.labels import text
 from app.engine.rulesets.fabulae.pools import (
     CORRECTED,
+    PUSH_REPLACES_RESISTANCE,
     SYSTEM,
     FabulaeClock,
     FabulaeDice,
@@ -316,7 +317,7 @@ def resolve_push(
     result = FabulaePushResult(**fields, push=plan.pushes + 1)
     effects = paid(request, result, version)
     if action.kind == "fabulae.stress_resist":
-        effects += stress_resisted(request.character, plan.lowered, result)
+        effects += stress_resisted(request.character, plan.lowered, result, version)
     return Resolution(result, effects)
 
 
@@ -487,20 +488,27 @@ def push_replayed(
 
 
 def stress_resisted(
-    character: FabulaeCharacter, lowered: int, after: FabulaePushResult
+    character: FabulaeCharacter, lowered: int, after: FabulaePushResult, version: RulesVersion
 ) -> list[Effect]:
-    """FAB-43 after a push: the sixes the new roll adds lower stress further."""
+    """FAB-43 after a push: the sixes the new roll adds lower stress further; from version 3,
+    a push that panics gives back the stress the roll it replaced had lowered."""
     stress = character.sheet.stress
-    after.stress_lowered = lowered_after_push(lowered, stress, after.outcome, after.sixes or 0)
-    more = after.stress_lowered - lowered
-    return stress_change(character, -more, "FAB-43") if more > 0 else []
+    total = lowered_after_push(lowered, stress, after.outcome, after.sixes or 0, version)
+    after.stress_lowered = total
+    more = total - lowered
+    return stress_change(character, -more, "FAB-43") if more else []
 
 
-def lowered_after_push(lowered: int, stress: int, outcome: str, sixes: int) -> int:
-    """FAB-43: the stress a pushed Résistance test has lowered in all: on a success, the
-    sixes beyond those counted already lower it further, never below 0 (its odds count it)."""
+def lowered_after_push(
+    lowered: int, stress: int, outcome: str, sixes: int, version: RulesVersion
+) -> int:
+    """FAB-43: the stress a pushed Résistance test has lowered in all (`lowered` by the roll
+    it pushed, `stress` as that roll left it): on a success, the sixes beyond those counted
+    already lower it further, never below 0. On a Panic the action fails (FAB-42) and the
+    new result replaces the old (FAB-33): from version 3 nothing is lowered; before, what
+    the pushed roll lowered stayed lowered. Its odds count it the same way."""
     if outcome != "success":
-        return lowered
+        return 0 if version >= PUSH_REPLACES_RESISTANCE else lowered
     return lowered + max(0, min(stress, sixes - lowered))
 
 
