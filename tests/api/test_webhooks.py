@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from sqlalchemy import delete, update
+from sqlalchemy import delete, event, update
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 from standardwebhooks.webhooks import Webhook as Verifier
@@ -968,5 +968,63 @@ def test_two_senders_never_claim_the_same_delivery(db_engine, database_url, monk
                     )
                 )
             cleanup.execute(delete(User).where(col(User.id) == gm_id))
+            cleanup.commit()
+        engine.dispose()
+
+
+def test_each_claim_transaction_touches_one_campaign(db_engine, database_url, monkeypatch):
+    """docs/scaling.md: every transaction touches one campaign, so that on Citus a claim
+    locks rows of one shard. Deliveries due in two campaigns: two claim transactions, each
+    leasing one campaign's deliveries; the campaign that waited longest first."""
+    engine = create_db_engine(database_url)
+    now = utcnow()
+    gm = User(name="Sharded GM", api_key_hash=uuid.uuid4().hex)
+    campaigns = [Campaign(name=f"Shard {n}", system="vampire", gm_id=gm.id) for n in (1, 2)]
+    hooks = [
+        Webhook(campaign_id=c.id, url="http://127.0.0.1:9/", secret="whsec_QUJD") for c in campaigns
+    ]
+    rows = [
+        WebhookDelivery(
+            campaign_id=hook.campaign_id,
+            webhook_id=hook.id,
+            seq=seq,
+            kind="dice",
+            next_attempt_at=now - timedelta(minutes=index),  # the second campaign waited longer
+        )
+        for index, hook in enumerate(hooks)
+        for seq in (1, 2)
+    ]
+    with Session(engine, expire_on_commit=False) as setup:
+        setup.add(gm)
+        setup.flush()
+        setup.add_all(campaigns)
+        setup.flush()
+        setup.add_all([*hooks, *rows])
+        setup.commit()
+    monkeypatch.setattr(dispatch, "render_payload", lambda _s, _c, seq: json.dumps({"seq": seq}))
+    transactions: list[set[str]] = [set()]
+
+    def executed(_conn, _cursor, statement, parameters, _context, _many) -> None:
+        if statement.lstrip().upper().startswith("UPDATE WEBHOOK_DELIVERY"):
+            values = parameters.values() if isinstance(parameters, dict) else parameters
+            transactions[-1].update(str(v) for v in values if str(v) in ids)
+
+    ids = {str(c.id) for c in campaigns} | {c.id.hex for c in campaigns}
+    event.listen(engine, "before_cursor_execute", executed)
+    event.listen(engine, "commit", lambda _conn: transactions.append(set()))
+    try:
+        with Session(engine, expire_on_commit=False) as session:
+            claimed = dispatch.claim(session, now, Settings())
+        assert [c.campaign_id for c in claimed] == [campaigns[1].id] * 2 + [campaigns[0].id] * 2
+        leasing = [found for found in transactions if found]
+        assert len(leasing) == 2 and all(len(found) == 1 for found in leasing), leasing
+    finally:
+        event.remove(engine, "before_cursor_execute", executed)
+        with Session(engine) as cleanup:
+            for campaign in campaigns:
+                for table in (WebhookDelivery, Webhook):
+                    cleanup.execute(delete(table).where(col(table.campaign_id) == campaign.id))
+                cleanup.execute(delete(Campaign).where(col(Campaign.id) == campaign.id))
+            cleanup.execute(delete(User).where(col(User.id) == gm.id))
             cleanup.commit()
         engine.dispose()

@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 from pydantic_core import to_jsonable_python
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, func, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 from standardwebhooks.webhooks import Webhook as Signer
@@ -125,11 +125,46 @@ def _due(now: datetime) -> tuple[Any, ...]:
 
 
 def claim(session: Session, now: datetime, settings: Settings, limit: int = BATCH) -> list[Claimed]:
-    """Lease up to `limit` due deliveries of enabled webhooks and commit the lease; render
-    the payload of those never attempted."""
+    """Lease up to `limit` due deliveries of enabled webhooks, campaign by campaign, and
+    render the payload of those never attempted.
+
+    One transaction per campaign, as every transaction Nocturne runs (docs/scaling.md): on
+    Citus, a claim then locks rows of one shard, where FOR UPDATE SKIP LOCKED across shards
+    is refused. The campaigns come from a plain read, the one that waited longest first."""
+    claimed: list[Claimed] = []
+    for campaign_id in _due_campaigns(session, now, limit):
+        if len(claimed) >= limit:
+            break
+        claimed += _claim_in(session, campaign_id, now, settings, limit - len(claimed))
+    return claimed
+
+
+def _due_campaigns(session: Session, now: datetime, limit: int) -> list[uuid.UUID]:
+    """The campaigns with due deliveries of enabled webhooks, earliest due first; no lock."""
+    earliest = func.min(_deliveries.c.next_attempt_at)
+    query = (
+        select(_deliveries.c.campaign_id)
+        .join(
+            _webhooks,
+            (_webhooks.c.campaign_id == _deliveries.c.campaign_id)
+            & (_webhooks.c.id == _deliveries.c.webhook_id),
+        )
+        .where(*_due(now), _webhooks.c.enabled.is_(True))
+        .group_by(_deliveries.c.campaign_id)
+        .order_by(earliest, _deliveries.c.campaign_id)
+        .limit(limit)
+    )
+    found = list(session.execute(query).scalars())
+    session.commit()  # the read's own transaction ends: each claim takes its own
+    return found
+
+
+def _claim_in(
+    session: Session, campaign_id: uuid.UUID, now: datetime, settings: Settings, limit: int
+) -> list[Claimed]:
+    """One campaign's claim, committed: its lease on up to `limit` due deliveries."""
     query = (
         select(
-            _deliveries.c.campaign_id,
             _deliveries.c.id,
             _deliveries.c.webhook_id,
             _deliveries.c.seq,
@@ -142,7 +177,7 @@ def claim(session: Session, now: datetime, settings: Settings, limit: int = BATC
             (_webhooks.c.campaign_id == _deliveries.c.campaign_id)
             & (_webhooks.c.id == _deliveries.c.webhook_id),
         )
-        .where(*_due(now), _webhooks.c.enabled.is_(True))
+        .where(_deliveries.c.campaign_id == campaign_id, *_due(now), _webhooks.c.enabled.is_(True))
         .order_by(_deliveries.c.next_attempt_at, _deliveries.c.seq)
         .limit(limit)
     )
@@ -157,21 +192,21 @@ def claim(session: Session, now: datetime, settings: Settings, limit: int = BATC
             values: dict[str, Any] = {"leased_until": leased_until}
             if payload is None:
                 try:
-                    payload = values["payload"] = render_payload(session, row.campaign_id, row.seq)
+                    payload = values["payload"] = render_payload(session, campaign_id, row.seq)
                 except SQLAlchemyError:
                     raise  # the database's: the whole claim is tried again
                 except Exception as exc:
                     # The entry's own: never posted, and never again in the others' way.
                     logger.exception("webhook delivery %s has no payload", row.id)
-                    _give_up(session, row.campaign_id, row.id, now, f"no payload: {exc}")
+                    _give_up(session, campaign_id, row.id, now, f"no payload: {exc}")
                     continue
             session.execute(
                 update(_deliveries)
-                .where(_deliveries.c.campaign_id == row.campaign_id, _deliveries.c.id == row.id)
+                .where(_deliveries.c.campaign_id == campaign_id, _deliveries.c.id == row.id)
                 .values(**values)
             )
             claimed.append(
-                Claimed(row.campaign_id, row.id, row.webhook_id, row.url, row.secret, payload)
+                Claimed(campaign_id, row.id, row.webhook_id, row.url, row.secret, payload)
             )
         session.commit()
     except BaseException:
