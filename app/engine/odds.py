@@ -304,7 +304,6 @@ class _Reducer:
                     if probe * prime >= 2**62:
                         break
                     probe *= prime
-                # Whether the probe may hold less of the prime than the denominator does.
                 self.powers.append((prime, exponent, probe, probe != prime**exponent))
         if rest != 1:
             self.powers = None
