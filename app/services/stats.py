@@ -60,7 +60,8 @@ HIDDEN_VALUES = {
 AWAITING = {
     "reason": "awaiting",
     "rule": "FAB-36",
-    "detail": "it waits for the other side's answer, the roll that will count",
+    "detail": "it asked the other side for an answer: that answer is the roll that counts, "
+    "compared under its own kind once it is made",
 }
 
 
