@@ -21,7 +21,7 @@ from app.services.access import CampaignAccess, LockedAccess, get_campaign_chara
 from app.services.awaiting import answered, check_outside_encounters
 from app.services.feed.notices import note_change
 from app.services.log import SealedEntry, append_entry
-from app.services.rolls import check_gm_decides, check_other_side, named_allies, roll
+from app.services.rolls import body_allies, check_gm_decides, check_other_side, roll
 
 # What the answer itself names: the kind, whoever answers, and the visibility (the GM's).
 _ANSWER_FIELDS = frozenset({"kind", "character_id", "attacker_id", "healer_id", "visibility"})
@@ -238,7 +238,7 @@ def answer(
             reply.body,
             answering=reply.seq,
             gm_set=reply.gm_set,
-            sides=named_allies(session, access, reply.body),
+            allies=body_allies(session, access, reply.body),
         )
     except RuleRefusal as refusal:
         if refusal.recorded_seq is not None:  # the attempt is logged (FAB-14): it answered

@@ -59,23 +59,38 @@ def create_roll(
     check_gm_decides(access, rules.kind, body)
     check_other_side(session, access, rules.kind, body)
     check_outside_encounters(session, access, rules.kind, body)
-    return roll(session, access, registry, rules, body, sides=named_allies(session, access, body))
+    return roll(session, access, registry, rules, body, allies=body_allies(session, access, body))
+
+
+def body_allies(session: Session, access: CampaignAccess, body: BaseModel) -> list[str]:
+    """The allies a roll body names (FAB-44: a panic it sets off reaches them), each a
+    character of the campaign."""
+    named = [str(ally) for ally in getattr(body, "allies", None) or []]
+    for ally in named:
+        get_campaign_character(session, access, uuid.UUID(ally))
+    return named
 
 
 def named_allies(
     session: Session, access: CampaignAccess, body: BaseModel, also: Sequence[str] = ()
 ) -> dict[str, list[str]]:
-    """The allies a roll names (FAB-44: a panic it sets off reaches them), with `also` (an
-    encounter's side), as the roller's: each a character of the campaign, not the roller."""
+    """The allies a roll names, with `also` (an encounter's side), as the roller's."""
     roller = acting_character_id(body)
-    named = [str(ally) for ally in getattr(body, "allies", None) or []]
+    named = body_allies(session, access, body)
     if roller is None or not (named or also):
         return {}
-    for ally in named:
-        if ally == roller:
-            raise Unprocessable("allies: the roller is not their own ally")
-        get_campaign_character(session, access, uuid.UUID(ally))
-    return {roller: list(dict.fromkeys([*also, *named]))}
+    return with_allies({}, roller, [*also, *named])
+
+
+def with_allies(
+    sides: Mapping[str, Sequence[str]], roller: str, allies: Sequence[str]
+) -> dict[str, list[str]]:
+    """`sides` with `allies` added to the roller's, who is not their own ally."""
+    if roller in allies:
+        raise Unprocessable("allies: the roller is not their own ally")
+    found = {who: list(side) for who, side in sides.items()}
+    found[roller] = list(dict.fromkeys([*found.get(roller, ()), *allies]))
+    return found
 
 
 def check_gm_decides(
@@ -247,12 +262,17 @@ def roll(
     answering: int | None = None,
     gm_set: frozenset[str] = frozenset(),
     sides: Mapping[str, Sequence[str]] | None = None,
+    allies: Sequence[str] = (),
 ) -> SealedEntry:
     """Prepare, resolve and record one roll; `answering` is the seq of the GM's roll
     request it answers, which the entry then follows (FAIR-9), `gm_set` the body fields
-    that request set, and `sides` each combatant's allies in an encounter."""
+    that request set, `sides` each combatant's allies in an encounter, and `allies` those
+    the body names, the roller's once the roll names its roller (a push: the followed
+    roll's, FAB-44)."""
     kind = rules.kind
     prepared, table = prepare(session, access, rules, body, gm_set)
+    if allies and prepared.character_id is not None:
+        sides = with_allies(sides or {}, prepared.character_id, allies)
     if answering is not None and prepared.follows is None:
         # A retry answering a request keeps following the roll it retries (VAM-30); the
         # request records the answer either way.

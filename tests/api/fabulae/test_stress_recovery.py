@@ -391,6 +391,41 @@ def test_FAB_33_42_43_a_pushed_stress_resist_that_panics_gives_the_stress_back(
     assert panic["kind"] == "fabulae.panic" and panic["result"]["score"] == 4
 
 
+def test_FAB_44_a_push_that_panics_names_the_allies_its_panic_reaches(
+    client, table, gm, player, forced_dice
+):
+    """A push can set off a panic as the roll could: it names the allies at short range,
+    and its panic's jolt reaches them (FAB-42, FAB-44)."""
+    gm_patch(client, gm, table.ada, {"stress": 3})
+    forced_dice.push(6, 2, 2, 2, 2, 2, 2, 2)
+    body = {"kind": "fabulae.stress_resist", "character_id": table.ada["id"]}
+    entry = rolled(client, table.campaign, player, body)
+    # The pool's four 2s, the stress dice (a 1: Panic), then the panic roll: 4 + 3 is a jolt.
+    forced_dice.push(2, 2, 2, 2, 1, 2, 2, 4)
+    push = followed(
+        client, table.campaign, player, "fabulae.push", entry["seq"], allies=[table.bram["id"]]
+    )
+    (panic,) = push["triggered"]
+    assert panic["result"]["code"] == "jolt"
+    assert effect(table.bram, "stress", 0, 1, "FAB-44") in panic["effects"]
+    assert sheet_of(client, gm, table.bram)["stress"] == 1
+    assert "allies" not in push["request"]  # read from the body, as the roll's are
+
+
+def test_FAB_44_a_push_does_not_name_its_roller_an_ally(client, table, gm, player, forced_dice):
+    forced_dice.push(6, 2, 2, 2, 2)
+    body = {"kind": "fabulae.stress_resist", "character_id": table.ada["id"]}
+    entry = rolled(client, table.campaign, player, body)
+    push = {
+        "kind": "fabulae.push",
+        "follows": entry["seq"],
+        "allies": [table.ada["id"]],
+    }
+    with unchanged(client, gm, table.campaign, table.ada):
+        refused = post_roll(client, table.campaign, player, push)
+        assert "not their own ally" in assert_problem(refused, 422)["detail"]
+
+
 def test_FAB_43_stress_resist_with_another_attribute(client, table, gm, player, forced_dice):
     gm_patch(client, gm, table.ada, {"stress": 1, "attributes": {"intellect": 4}})
     forced_dice.push(2, 2, 2, 2, 2, 2, 3)

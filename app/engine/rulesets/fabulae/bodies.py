@@ -118,7 +118,7 @@ class FabulaeOpposeCreate(FollowUpBase):
     )
 
 
-class FabulaePushCreate(FollowUpBase):
+class FabulaePushCreate(FollowUpBase, FabulaeAlliesBody):
     """FAB-31..35: 1 Destiny rerolls the dice showing 2..5."""
 
     kind: Literal["fabulae.push"]
