@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.load import build_request, exchange
+from bench.load import build_request, exchange, settle_heap
 
 HOST = "127.0.0.1"
 CAMPAIGNS, PLAYERS = 20, 9  # 20 × (1 GM + 9 players) = 200 subscribers
@@ -222,6 +222,7 @@ async def _measure(
         )
         heads[table.campaign] = int(campaign["log_head"]["seq"])
     idle = _rss_kib(pids)
+    settle_heap()  # this process's own collections would count as the feed's delay
     subscribers = [
         Subscriber(table, member, ports[index % len(ports)])
         for index, (table, member) in enumerate(
