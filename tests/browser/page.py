@@ -3,6 +3,7 @@ explicit waits on what the page shows, never sleeps."""
 
 from __future__ import annotations
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
@@ -13,7 +14,9 @@ WAIT_SECONDS = 20
 
 
 def wait(driver: WebDriver, seconds: float = WAIT_SECONDS) -> WebDriverWait[WebDriver]:
-    return WebDriverWait(driver, seconds)
+    # The page re-renders a list when it changes: an element found on one poll can be
+    # replaced before its text is read. The next poll finds the new one.
+    return WebDriverWait(driver, seconds, ignored_exceptions=(StaleElementReferenceException,))
 
 
 def visible(driver: WebDriver, css: str) -> WebElement:
