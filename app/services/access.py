@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy import bindparam, update
 from sqlmodel import Session, col, select
 
+from app.core.driver_sql import DriverStatement
 from app.core.problems import Forbidden, NotFound
 from app.models import (
     Campaign,
@@ -152,6 +153,8 @@ _LOCKED_ACCESS = (
     .where(_THE_MEMBER)
     .with_for_update(of=[_campaigns, _members, _epochs])
 )
+# On PostgreSQL, run on the driver's connection: every audited roll takes it (issue 23).
+_LOCK_ACCESS = DriverStatement(_LOCKED_ACCESS)
 # When that finds nothing: the campaign alone, then its epoch in a statement of its own.
 _LOCKED_CAMPAIGN = (
     sa.select(*_CAMPAIGN_COLUMNS, _members.c.role)
@@ -231,7 +234,7 @@ def _lock(
 ) -> LockedAccess:
     size = len(_LOCKED_CAMPAIGN_FIELDS)
     epoch: CurrentEpoch | None
-    row: Any = session.execute(_LOCKED_ACCESS, params).first()
+    row: Any = _LOCK_ACCESS.first(session, params)
     if row is not None:
         epoch = CurrentEpoch(*row[size + 1 :])
     else:

@@ -21,6 +21,7 @@ from sqlalchemy import ColumnElement, Text, bindparam, cast, func, insert, liter
 from sqlalchemy.orm.attributes import flag_modified
 from sqlmodel import Session, col, select
 
+from app.core.driver_sql import DriverStatement
 from app.core.problems import Conflict, NotFound
 from app.engine.audit import Report, revealed_seeds, seal, verify_log
 from app.engine.contract import Effect, Language, Model, Prepared, Resolution
@@ -68,6 +69,8 @@ HEAD_UPDATE = (
 APPEND_AND_ADVANCE = HEAD_UPDATE.add_cte(LOG_INSERT.cte("appended")).returning(
     func.pg_notify(bindparam("notify_channel"), bindparam("notify_payload"))
 )
+# Run on the driver's connection: every append takes it (issue 23, app/core/driver_sql.py).
+_APPEND_AND_ADVANCE = DriverStatement(APPEND_AND_ADVANCE)
 
 
 @dataclass(frozen=True)
@@ -214,7 +217,7 @@ def append_entry(
     if session.get_bind().dialect.name == "postgresql":
         params["notify_channel"] = CHANNEL
         params["notify_payload"] = notify_in_statement(session, campaign.id)
-        session.execute(APPEND_AND_ADVANCE, params)
+        _APPEND_AND_ADVANCE.execute(session, params)
     else:
         session.execute(LOG_INSERT, params)
         session.execute(HEAD_UPDATE, params)

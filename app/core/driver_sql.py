@@ -1,0 +1,110 @@
+"""Core statements of an audited roll's hot path, run on the session's psycopg connection.
+
+An audited roll's transaction is two statements and a commit (issue 23): the campaign's lock
+with its member and open epoch, then the append. Run through `Session.execute`, each spent
+about as long in SQLAlchemy's execution layer (an execution context, parameter processing,
+a result object and its metadata) as in psycopg and the round trip. On PostgreSQL a
+`DriverStatement` compiles its statement once, with the session's own dialect and so the
+same bind processors, and runs it on the connection of the session's transaction as a
+prepared statement: the same SQL with the same parameters, in the same transaction, minus
+that layer. On any other database it is `Session.execute`.
+
+A row goes through the result processors SQLAlchemy would apply (a UTC timestamp's), so it
+reads the same either way; errors are SQLAlchemy's, as from `Session.execute`;
+the session's events (the feed's notices at commit) are untouched, since the commit still
+goes through the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.engine import Dialect
+from sqlalchemy.sql import ClauseElement, Executable
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlmodel import Session
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    sql: str
+    binds: tuple[tuple[str, Callable[[Any], Any] | None], ...]
+    # Each column's result processor (a UTC timestamp's), when any column has one.
+    results: tuple[Callable[[Any], Any] | None, ...] | None
+
+
+class DriverStatement:
+    """A Core statement run on the driver's connection on PostgreSQL (see above)."""
+
+    def __init__(self, statement: Executable) -> None:
+        self.statement = statement
+        self._compiled: dict[int, _Compiled] = {}  # by dialect, compiled once for each
+
+    def _compile(self, dialect: Dialect) -> _Compiled:
+        found = self._compiled.get(id(dialect))
+        if found is not None:
+            return found
+        statement: ClauseElement = self.statement  # type: ignore[assignment]
+        compiled = statement.compile(dialect=dialect)
+        assert isinstance(compiled, SQLCompiler)
+        if compiled.escaped_bind_names or compiled.literal_execute_params:
+            raise ValueError("a driver statement takes plain bound parameters only")
+        results = tuple(
+            column[3]._cached_result_processor(dialect, None) for column in compiled._result_columns
+        )
+        processors: dict[str, Callable[[Any], Any]] = {}
+        for name, process in compiled._bind_processors.items():
+            if not callable(process):  # a tuple's, one for each element
+                raise ValueError(f"{name}: a driver statement takes scalar parameters only")
+            processors[name] = process
+        found = _Compiled(
+            compiled.string,
+            tuple((name, processors.get(name)) for name in compiled.binds),
+            results if any(results) else None,
+        )
+        self._compiled[id(dialect)] = found
+        return found
+
+    def _run(self, session: Session, params: Mapping[str, Any]) -> tuple[Any, _Compiled] | None:
+        """The psycopg cursor the statement ran on and its compiled form, or None off
+        PostgreSQL."""
+        connection = session.connection()  # the session's transaction, begun if need be
+        dialect = connection.dialect
+        if dialect.name != "postgresql" or dialect.driver != "psycopg":
+            return None
+        compiled = self._compile(dialect)
+        values = {
+            name: (process(params[name]) if process is not None else params[name])
+            for name, process in compiled.binds
+        }
+        driver = connection.connection.driver_connection
+        assert driver is not None
+        try:
+            return driver.execute(compiled.sql, values, prepare=True), compiled
+        except Exception as error:
+            # As SQLAlchemy would: wrapped in its exceptions (a lost server answers 503 as
+            # anywhere else), and a connection found dropped invalidated.
+            connection._handle_dbapi_exception(error, compiled.sql, values, None, None)
+            raise  # not reached: the call above raises
+
+    def execute(self, session: Session, params: Mapping[str, Any]) -> None:
+        """Run it for its effects."""
+        if self._run(session, params) is None:
+            session.execute(self.statement, params)
+
+    def first(self, session: Session, params: Mapping[str, Any]) -> Sequence[Any] | None:
+        """Its first row, as a tuple (a Row off PostgreSQL), or None."""
+        ran = self._run(session, params)
+        if ran is None:
+            row: Sequence[Any] | None = session.execute(self.statement, params).first()
+            return row
+        cursor, compiled = ran
+        found: tuple[Any, ...] | None = cursor.fetchone()
+        if found is None or compiled.results is None:
+            return found
+        return tuple(
+            value if process is None else process(value)
+            for value, process in zip(found, compiled.results, strict=True)
+        )
