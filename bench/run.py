@@ -10,7 +10,7 @@ BENCHMARKS.md with the machine they came from.
 
     python -m bench.run [--seconds 8] [--workers 2] [--entries 10000]
 
-WORKER_THREADS sets the threads of each worker as it does for the service (default 2 on
+WORKER_THREADS sets the threads of each worker as it does for the service (default 3 on
 PostgreSQL).
 
 BENCH_DATABASE_URL picks the database (default: nocturne_bench on the local server; it

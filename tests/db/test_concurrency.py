@@ -209,7 +209,7 @@ def test_every_route_ends_its_transaction_in_its_own_thread() -> None:
 def test_thread_pool_size_defaults_by_database(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("WORKER_THREADS", raising=False)
     postgres = "postgresql+psycopg://postgres@localhost/nocturne"
-    assert Settings(database_url=postgres).thread_pool_size == 2
+    assert Settings(database_url=postgres).thread_pool_size == 3
     # SQLite writers wait for the file lock in their thread: more threads keep reads going.
     assert Settings(database_url="sqlite:///./nocturne.db").thread_pool_size == 8
     assert Settings(database_url=postgres, worker_threads=5).thread_pool_size == 5
