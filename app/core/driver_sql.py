@@ -40,10 +40,11 @@ class DriverStatement:
 
     def __init__(self, statement: Executable) -> None:
         self.statement = statement
-        self._compiled: dict[int, _Compiled] = {}  # by dialect, compiled once for each
+        # By dialect (held, so that no other takes its place), compiled once for each.
+        self._compiled: dict[Dialect, _Compiled] = {}
 
     def _compile(self, dialect: Dialect) -> _Compiled:
-        found = self._compiled.get(id(dialect))
+        found = self._compiled.get(dialect)
         if found is not None:
             return found
         statement: ClauseElement = self.statement  # type: ignore[assignment]
@@ -64,7 +65,7 @@ class DriverStatement:
             tuple((name, processors.get(name)) for name in compiled.binds),
             results if any(results) else None,
         )
-        self._compiled[id(dialect)] = found
+        self._compiled[dialect] = found
         return found
 
     def _run(self, session: Session, params: Mapping[str, Any]) -> tuple[Any, _Compiled] | None:
