@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
 import socket
@@ -38,6 +37,7 @@ from sqlalchemy.engine import make_url
 
 from app.core.settings import Settings
 from app.engine.audit import verify_log
+from app.engine.canonical import decode_json
 from app.engine.registry import DEFAULT_REGISTRY
 from bench.feed import FeedRun, run_feed
 from bench.feed import report_lines as feed_report
@@ -236,7 +236,8 @@ def time_verification(port: int, key: str, campaign: str, entries: int) -> dict[
         entries = body["entries_checked"]
     export = urllib.request.Request(f"http://{HOST}:{port}{base}/export", headers=auth)
     with urllib.request.urlopen(export) as response:
-        lines = [json.loads(line) for line in response.read().splitlines() if line.strip()]
+        # as nocturne-verify reads them
+        lines = [decode_json(line) for line in response.read().splitlines() if line.strip()]
     offline = []
     for _ in range(3):
         started = time.perf_counter()
