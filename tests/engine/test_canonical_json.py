@@ -13,13 +13,23 @@ from app.engine.canonical import (
     find_float,
 )
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(2**60), max_value=2**60) | st.text(),
-    lambda children: (
-        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
-    ),
-    max_leaves=30,
+JSON_SCALARS = (
+    st.none() | st.booleans() | st.integers(min_value=-(2**60), max_value=2**60) | st.text()
 )
+
+
+def json_trees(leaves: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.recursive(
+        leaves,
+        lambda children: (
+            st.lists(children, max_size=5)
+            | st.dictionaries(st.text(max_size=8), children, max_size=5)
+        ),
+        max_leaves=30,
+    )
+
+
+json_values = json_trees(JSON_SCALARS)
 
 
 @settings(max_examples=500, deadline=None)
@@ -77,17 +87,11 @@ def test_FAIR_11_what_the_fast_path_cannot_write_goes_to_the_exact_paths():
 
 # --- verification's path on values decoded from JSON text ----------------------------------
 
-decoded_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**60), max_value=2**60)
+# What JSON text decodes to, floats included, and strings that look like a float's marks.
+decoded_values = json_trees(
+    JSON_SCALARS
     | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text()
-    | st.sampled_from(["1.5", "a,1.5]", ":3e+7,", "e-", "E", "\\", '"', "\U0001f600", "é"]),
-    lambda children: (
-        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
-    ),
-    max_leaves=30,
+    | st.sampled_from(["1.5", "a,1.5]", ":3e+7,", "e-", "E", "\\", '"', "\U0001f600", "é"])
 )
 
 
