@@ -103,7 +103,15 @@ def canonical_json(value: Any, scanned: int | None = None) -> bytes:
 # outside a string: behind an even number of quotes, when no string holds an escape. Keys
 # sort as RFC 8785 wants (UTF-16 code units) when no character lies past U+FFFF. Anything
 # else (an escape, a 4-byte UTF-8 sequence) goes to the full walk, which decides.
-_DECODED_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+# The passthrough options make orjson refuse, rather than write, dates, dataclasses and
+# subclasses of str, int, dict and list, which no JSON text decodes to.
+_DECODED_OPTIONS = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_STRICT_INTEGER
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
 _FLOAT_MARKS = (b".", b"e+", b"e-", b"E")
 _PAST_BMP = re.compile(rb"[\xf0-\xf4]")
 

@@ -1,5 +1,7 @@
 """FAIR-11: the fast canonical JSON path is byte-for-byte the RFC 8785 reference."""
 
+import datetime
+
 import pytest
 import rfc8785
 from hypothesis import given, settings
@@ -87,6 +89,11 @@ def test_FAIR_11_what_the_fast_path_cannot_write_goes_to_the_exact_paths():
 
 # --- verification's path on values decoded from JSON text ----------------------------------
 
+
+class Tag(str):
+    """A str subclass: no JSON text decodes to one."""
+
+
 # What JSON text decodes to, floats included, and strings that look like a float's marks.
 decoded_values = json_trees(
     JSON_SCALARS
@@ -130,6 +137,8 @@ def test_FAIR_11_the_decoded_path_answers_for_an_entry_as_the_service_writes_it(
         {"\U0001f600": 1, "\ue000": 2},
         {"a": "\ud800"},
         {"a": "line\nbreak"},
+        {"a": datetime.date(2026, 12, 1)},
+        {"a": Tag("left")},
     ],
 )
 def test_FAIR_11_the_decoded_path_steps_aside_for_what_the_full_walk_decides(value):
