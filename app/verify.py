@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from app.engine.audit import verify_log
+from app.engine.canonical import decode_json
 from app.engine.registry import DEFAULT_REGISTRY
 
 
@@ -30,7 +31,7 @@ def read_export(path: Path) -> tuple[list[dict[str, Any]], str | None]:
             if not line.strip():
                 continue
             try:
-                entry = json.loads(line)
+                entry = decode_json(line)
             except json.JSONDecodeError as exc:
                 return entries, f"line {number} is cut off or not JSON ({exc.msg})"
             if not isinstance(entry, dict):

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
 import socket
@@ -33,11 +32,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 import psycopg
 from sqlalchemy.engine import make_url
 
 from app.core.settings import Settings
 from app.engine.audit import verify_log
+from app.engine.canonical import decode_json
 from app.engine.registry import DEFAULT_REGISTRY
 from bench.feed import FeedRun, run_feed
 from bench.feed import report_lines as feed_report
@@ -183,21 +184,31 @@ def roll_requests(port: int, clients: int) -> list[bytes]:
     return requests
 
 
-def fill_log(port: int, entries: int) -> tuple[str, str]:
-    """A campaign whose log holds `entries` entries: its first epoch and audited rolls."""
-    key = register(port, "bench-verifier")
-    campaign = new_campaign(port, key, "bench verification")
-    request = build_request(
-        "POST",
-        f"/api/v1/campaigns/{campaign}/rolls",
-        body={"kind": "dice", "notation": "3d6kh2"},
-        headers={"Authorization": f"Bearer {key}"},
-    )
+# The mixed log: most of its rolls are distinct, so few replays share a verdict.
+MIXED_NOTATIONS = ("1d20", "2d6+3", "4d6kh3", "1d100", "3d6kh2", "8d10>6", "2d20kh1+5", "6d6")
+
+
+def fill_log(
+    port: int, entries: int, notations: tuple[str, ...] = ("3d6kh2",), name: str = "verifier"
+) -> tuple[str, str]:
+    """A campaign whose log holds `entries` entries: its first epoch and audited rolls of
+    `notations` in turn."""
+    key = register(port, f"bench-{name}")
+    campaign = new_campaign(port, key, f"bench {name}")
+    requests = [
+        build_request(
+            "POST",
+            f"/api/v1/campaigns/{campaign}/rolls",
+            body={"kind": "dice", "notation": notation},
+            headers={"Authorization": f"Bearer {key}"},
+        )
+        for notation in notations
+    ]
 
     async def writer(count: int) -> None:
         reader, stream = await asyncio.open_connection(HOST, port)
-        for _ in range(count):
-            status, _ = await exchange(reader, stream, request)
+        for index in range(count):
+            status, _ = await exchange(reader, stream, requests[index % len(requests)])
             assert status == 201
         stream.close()
 
@@ -236,14 +247,17 @@ def time_verification(port: int, key: str, campaign: str, entries: int) -> dict[
         entries = body["entries_checked"]
     export = urllib.request.Request(f"http://{HOST}:{port}{base}/export", headers=auth)
     with urllib.request.urlopen(export) as response:
-        lines = [json.loads(line) for line in response.read().splitlines() if line.strip()]
+        # as nocturne-verify reads them
+        lines = [decode_json(line) for line in response.read().splitlines() if line.strip()]
     offline = []
     for _ in range(3):
         started = time.perf_counter()
         report = verify_log(lines, registry=DEFAULT_REGISTRY)
         offline.append(time.perf_counter() - started)
         assert report.ok and report.entries_checked == entries
+    distinct = {orjson.dumps((line["request"], line["draws"])) for line in lines if line["draws"]}
     return {
+        "distinct_rolls": len(distinct),
         "service_seconds": min(service),
         "service_rate": entries / min(service),
         "offline_seconds": min(offline),
@@ -361,6 +375,14 @@ def main() -> None:
             f"offline {verification['offline_rate']:,.0f} entries/s",
             flush=True,
         )
+        mixed_key, mixed_campaign = fill_log(port, args.entries, MIXED_NOTATIONS, "mixed")
+        mixed = time_verification(port, mixed_key, mixed_campaign, args.entries)
+        verification.update({f"mixed_{name}": value for name, value in mixed.items()})
+        print(
+            f"verify, mixed rolls: service {mixed['service_rate']:,.0f} entries/s, "
+            f"offline {mixed['offline_rate']:,.0f} entries/s",
+            flush=True,
+        )
         isolation = verification_isolation(port, (key, campaign), args.seconds)
         print("the live feed: 200 subscribers, 50 rolls/s", flush=True)
         feed = run_feed(ports, [server.pid for server in servers], seconds=args.feed_seconds)
@@ -457,7 +479,14 @@ def write_report(
         f"`GET /log/verify` {verification['service_seconds'] * 1000:.0f} ms "
         f"({verification['service_rate']:,.0f} entries/s, database read included); "
         f"offline on the export {verification['offline_seconds'] * 1000:.0f} ms "
-        f"({verification['offline_rate']:,.0f} entries/s).",
+        f"({verification['offline_rate']:,.0f} entries/s). Its rolls are all `3d6kh2`, "
+        f"{verification['distinct_rolls']:,.0f} of them distinct: the others share the "
+        "verdict of an equal roll replayed before (README, Verifying offline). A log of "
+        f"{args.entries:,} mixed rolls ({', '.join(f'`{n}`' for n in MIXED_NOTATIONS)} in "
+        f"turn), {verification['mixed_distinct_rolls']:,.0f} of them distinct: "
+        "`GET /log/verify` "
+        f"{verification['mixed_service_rate']:,.0f} entries/s, offline "
+        f"{verification['mixed_offline_rate']:,.0f} entries/s.",
         "",
         "| target (2-core machine) | measured | |",
         "|---|---|---|",

@@ -7,17 +7,24 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 import rfc8785
 from pydantic import ValidationError
 
-from app.engine.dice import Draw, ReplayDice, commitment, rederive_faces
+from app.engine.canonical import (
+    HAS_FLOAT,
+    PLAIN,
+    canonical_json,
+    decoded_canonical_json,
+    find_float,
+    scan_json,
+)
+from app.engine.dice import Draw, HmacSha256, ReplayDice, commitment, rederive_faces
 from app.engine.errors import EngineError
 from app.engine.hidden import (
     COMMIT,
@@ -53,6 +60,8 @@ CONTENT_FIELDS = (
     "result",
     "effects",
 )
+ENTRY_FIELDS = (*CONTENT_FIELDS, *HASH_FIELDS)
+_FIELD_SETS = {False: frozenset(ENTRY_FIELDS), True: frozenset(REDACTED_FIELDS)}  # by redacted
 # Optional content fields: `follows` on follow-ups (FAIR-9), `rules` on every entry the
 # rules resolve (absent from entries made before rules versions: version 1).
 
@@ -63,88 +72,6 @@ def content_of(entry: Mapping[str, Any]) -> dict[str, Any]:
     for key in NOT_HASHED:
         content.pop(key, None)
     return content
-
-
-MAX_SAFE_INTEGER = 2**53 - 1
-_PLAIN, _HAS_FLOAT, _NEEDS_REFERENCE = 0, 1, 2
-
-
-def _scan(value: Any) -> int:
-    """Classify a JSON value: plain (fast path), holding a float, or needing the reference.
-
-    On plain values (str, bool, None, safe integers, lists, dicts with ASCII keys) RFC 8785
-    is exactly `json.dumps` with sorted keys, no spaces and no ASCII escaping: keys sort the
-    same in UTF-16 and in code points when they are ASCII, and both escape only `"`, `\\`
-    and control characters, in lowercase hex.
-    """
-    status = _PLAIN
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is str or kind is bool or item is None:
-            continue
-        if kind is int:
-            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
-                status = _NEEDS_REFERENCE
-        elif kind is dict:
-            for key, child in item.items():
-                if type(key) is not str or not key.isascii():
-                    status = _NEEDS_REFERENCE
-                stack.append(child)
-        elif kind is list or kind is tuple:
-            stack.extend(item)
-        elif kind is float:
-            return _HAS_FLOAT
-        else:
-            status = _NEEDS_REFERENCE
-    return status
-
-
-# Built once: json.dumps with options builds a new encoder on every call.
-_PLAIN_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _refuse(value: Any) -> Any:
-    raise TypeError(f"{type(value).__name__} is not JSON")
-
-
-# The C encoder behind _PLAIN_ENCODER, built once too (JSONEncoder.encode builds one per call,
-# a fifth of the encoding time of an entry). No circular check: entries are trees.
-_MAKE_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)  # not in typeshed
-_C_ENCODER = (
-    _MAKE_C_ENCODER(
-        None, _refuse, json.encoder.encode_basestring, None, ":", ",", True, False, True
-    )
-    if _MAKE_C_ENCODER is not None
-    else None
-)
-
-
-def _plain_dumps(value: Any) -> str:
-    if _C_ENCODER is None:  # pragma: no cover (CPython always has the C encoder)
-        return _PLAIN_ENCODER.encode(value)
-    return "".join(_C_ENCODER(value, 0))
-
-
-# On plain values orjson with sorted keys writes the same bytes as the plain encoder: the
-# same escapes (only `"`, `\\` and control characters, lowercase hex) for every code point,
-# keys in code-point order (the same as UTF-16's when they are ASCII), safe integers as is.
-_ORJSON_OPTIONS = orjson.OPT_SORT_KEYS
-
-
-def canonical_json(value: Any, scanned: int | None = None) -> bytes:
-    """RFC 8785 (JSON Canonicalization Scheme) bytes; `scanned` reuses a `_scan` result."""
-    if (_scan(value) if scanned is None else scanned) == _PLAIN:
-        try:
-            return orjson.dumps(value, option=_ORJSON_OPTIONS)
-        except orjson.JSONEncodeError:  # a lone surrogate, nesting deeper than orjson goes
-            pass
-        try:
-            return _plain_dumps(value).encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate: let the reference refuse it
-            pass
-    return rfc8785.dumps(value)
 
 
 def content_hash(entry: Mapping[str, Any], scanned: int | None = None) -> str:
@@ -173,11 +100,6 @@ def redact(entry: Mapping[str, Any]) -> dict[str, Any]:
     redacted = {key: entry[key] for key in REDACTED_FIELDS}
     redacted["redacted"] = True
     return redacted
-
-
-def find_float(value: Any) -> bool:
-    """FAIR-10: entries hold integers, strings, booleans, null, lists and objects only."""
-    return _scan(value) == _HAS_FLOAT
 
 
 @dataclass
@@ -229,6 +151,7 @@ class _Epoch:
     closed: bool = False
     opened_seq: int = 0
     hidden_root: str | None = None  # FAIR-16, on epochs opened under fairness 2
+    stream_key: HmacSha256 | None = None  # the revealed seed's, built on its first use
 
 
 @dataclass
@@ -238,10 +161,17 @@ class _Seen:
 
     epochs: dict[int, int] = field(default_factory=dict)
     committed: dict[int, Mapping[str, Any]] = field(default_factory=dict)
+    # and the verdicts of the replays made (`_replay`)
+    verdicts: dict[bytes, str | None] = field(default_factory=dict)
 
 
 def _is_int(value: Any) -> bool:
     return type(value) is int
+
+
+def _is_object(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    """A JSON object: a dict, at once, or another Mapping (the ABC's check is slower)."""
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def revealed_seeds(entries: Iterable[Mapping[str, Any]]) -> dict[int, bytes]:
@@ -254,7 +184,7 @@ def revealed_seeds(entries: Iterable[Mapping[str, Any]]) -> dict[int, bytes]:
     seeds: dict[int, bytes] = {}
     for entry in entries:
         result, epoch = entry.get("result"), entry.get("epoch")
-        if entry.get("redacted") or not isinstance(result, Mapping) or type(epoch) is not int:
+        if entry.get("redacted") or not _is_object(result) or type(epoch) is not int:
             continue
         if entry.get("kind") == "epoch_opened" and isinstance(result.get("commitment"), str):
             commitments.setdefault(epoch, result["commitment"])
@@ -278,6 +208,8 @@ def verify_log(
 ) -> Report:
     """FAIR-14: check the chain, the epochs, re-derive closed epochs' draws, replay every roll.
 
+    `entries` are JSON values as `decode_json` reads them (no NaN or infinity posing as a
+    float, no type JSON lacks): the service's log and nocturne-verify's export both are.
     `head` is the (seq, hash) the log must end on; without it a log cut after a whole entry
     cannot be told from a complete one. `seeds` is `revealed_seeds` of the log's epoch
     entries, when the caller can read them ahead: `entries` is then streamed, not held.
@@ -293,7 +225,7 @@ def verify_log(
     expected_seq = 1
     try:
         for entry in ordered:
-            if not isinstance(entry, Mapping):
+            if not _is_object(entry):
                 raise _Stop(expected_seq, "entry is not a JSON object")
             _check_entry(
                 entry,
@@ -339,14 +271,19 @@ def _check_entry(
     seen: _Seen,
 ) -> None:
     redacted = entry.get("redacted") is True
-    required = REDACTED_FIELDS if redacted else (*CONTENT_FIELDS, *HASH_FIELDS)
+    required = REDACTED_FIELDS if redacted else ENTRY_FIELDS
     raw_seq = entry.get("seq")
-    seq = raw_seq if _is_int(raw_seq) else None
-    scanned = _scan(entry)  # the hash fields are plain strings: same status as the content
-    if scanned == _HAS_FLOAT:
-        raise _Stop(seq or expected_seq, "entry holds a floating-point number (FAIR-10)")
-    missing = [name for name in required if name not in entry]
-    if missing:
+    seq = raw_seq if type(raw_seq) is int else None
+    body = None
+    if not redacted and _hashed_fields_plain(entry):
+        body = decoded_canonical_json(content_of(entry))
+    scanned = PLAIN
+    if body is None:  # the full walk: a float anywhere fails, whatever else is wrong
+        scanned = scan_json(entry)  # the hash fields are plain strings: same status as content
+        if scanned == HAS_FLOAT:
+            raise _Stop(seq or expected_seq, "entry holds a floating-point number (FAIR-10)")
+    if not entry.keys() >= _FIELD_SETS[redacted]:  # one C comparison on every entry
+        missing = [name for name in required if name not in entry]
         raise _Stop(seq or expected_seq, f"entry lacks {', '.join(missing)}")
     if seq != expected_seq:
         raise _Stop(seq or expected_seq, f"seq gap: expected {expected_seq}, found {raw_seq!r}")
@@ -356,11 +293,12 @@ def _check_entry(
     # string its quotes are escaped. One C search instead of walking the entry (FAIR-18).
     committed = False
     if not redacted:
-        try:
-            body = canonical_json(content_of(entry), scanned)
-        except (rfc8785.CanonicalizationError, TypeError) as exc:
-            # An integer past ±(2^53 − 1), a lone surrogate: no canonical form (RFC 8785).
-            raise _Stop(seq, f"entry has no RFC 8785 canonical form: {exc}") from None
+        if body is None:
+            try:
+                body = canonical_json(content_of(entry), scanned)
+            except (rfc8785.CanonicalizationError, TypeError) as exc:
+                # An integer past ±(2^53 − 1), a lone surrogate: no canonical form (RFC 8785).
+                raise _Stop(seq, f"entry has no RFC 8785 canonical form: {exc}") from None
         if hashlib.sha256(body).hexdigest() != entry["content_hash"]:
             raise _Stop(seq, "content_hash does not match the entry's content")
         committed = _COMMIT_KEY in body
@@ -372,7 +310,7 @@ def _check_entry(
     kind, epoch_number = entry["kind"], entry["epoch"]
     if not isinstance(kind, str):
         raise _Stop(seq, "kind must be a string")
-    if not _is_int(epoch_number) or epoch_number < 1:
+    if type(epoch_number) is not int or epoch_number < 1:
         raise _Stop(seq, f"epoch must be a positive integer, got {epoch_number!r}")
     if kind == "epoch_opened":
         _open(seq, epoch_number, epochs)
@@ -393,7 +331,7 @@ def _check_entry(
     if fairness not in (1, FAIRNESS_VERSION) or type(fairness) is not int:
         raise _Stop(seq, f"fairness must be 1 or {FAIRNESS_VERSION}, got {fairness!r}")
     result = entry["result"]
-    if not isinstance(result, Mapping):
+    if not _is_object(result):
         raise _Stop(seq, "result must be an object")
     if kind == "epoch_opened":
         _record_commitment(seq, epoch, result, campaign_id, fairness)
@@ -404,7 +342,7 @@ def _check_entry(
     elif kind == "disclosed":
         _check_disclosure(seq, epochs, result, seen)
     elif kind not in STRUCTURAL_KINDS:
-        if not isinstance(entry["draws"], list) or not isinstance(entry["request"], Mapping):
+        if not isinstance(entry["draws"], list) or not _is_object(entry["request"]):
             raise _Stop(seq, "draws must be a list and request an object")
         if entry["draws"]:
             _check_draws(entry, seq, epoch_number, epoch, seeds, report, fairness)
@@ -412,8 +350,21 @@ def _check_entry(
         if opened is None:
             report.count(report.chain_only, COMMITTED_INPUTS)
             return
-        _replay(opened, seq, registry)
+        _replay(opened, seq, registry, seen.verdicts)
         report.replayed += 1
+
+
+def _hashed_fields_plain(entry: Mapping[str, Any]) -> bool:
+    """Whether only the content can hold what the fast path must catch: the hash fields are
+    strings and no key or disclosure is attached (those the full walk checks too)."""
+    return (
+        type(entry.get("prev_hash")) is str
+        and type(entry.get("content_hash")) is str
+        and type(entry.get("hash")) is str
+        and "entry_key" not in entry  # KEY_FIELDS, tested one by one: no generator
+        and "proof" not in entry
+        and "disclosures" not in entry
+    )
 
 
 COMMITTED_INPUTS = "not replayed: inputs committed, not disclosed to whoever verifies (FAIR-18)"
@@ -516,7 +467,9 @@ def _check_draws(
     if revealed is None:
         report.count(report.not_rederived, "its epoch's seed is not revealed yet (FAIR-4)")
         return
-    _rederive(entry, seq, epoch_number, epoch, revealed)
+    if epoch.stream_key is None:
+        epoch.stream_key = HmacSha256(revealed)
+    _rederive(entry, seq, epoch_number, epoch, revealed, epoch.stream_key)
     report.rederived += 1
 
 
@@ -602,30 +555,73 @@ def _check_reveal(seq: int, number: int, epoch: _Epoch, result: Mapping[str, Any
 
 
 def _rederive(
-    entry: Mapping[str, Any], seq: int, epoch_number: int, epoch: _Epoch, seed: bytes
+    entry: Mapping[str, Any],
+    seq: int,
+    epoch_number: int,
+    epoch: _Epoch,
+    seed: bytes,
+    key: HmacSha256 | None = None,
 ) -> None:
     """The draws are the stream of `seed`: the epoch's revealed seed, or an entry key."""
     owner = epoch.campaign_id
     if owner is None:
         raise _Stop(seq, "the campaign id is unknown, so draws cannot be re-derived")
-    draws: list[Draw] = list(entry["draws"])
+    draws: list[Draw] = entry["draws"]
     try:
-        faces = rederive_faces(
-            seed, owner, epoch_number, epoch.client_seed, seq, [d["sides"] for d in draws]
-        )
+        sides = [d["sides"] for d in draws]
+        recorded = [d["face"] for d in draws]
+        faces = rederive_faces(seed, owner, epoch_number, epoch.client_seed, seq, sides, key)
     except (EngineError, KeyError, TypeError) as exc:
         raise _Stop(seq, f"draws cannot be re-derived: {exc!r}") from None
-    if faces != [d["face"] for d in draws]:
+    if faces != recorded:
         raise _Stop(seq, "draws do not match the revealed seed's stream (FAIR-6)")
 
 
-def _replay(entry: Mapping[str, Any], seq: int, registry: Registry) -> None:
+# Verdicts kept per verification: a long log repeats the same small rolls many times.
+MAX_KEPT_VERDICTS = 4096
+_UNSEEN = object()
+
+
+def _replay(
+    entry: Mapping[str, Any], seq: int, registry: Registry, verdicts: dict[bytes, str | None]
+) -> None:
     """FAIR-14: the request and draws, through the rules of the entry's version, give the
-    recorded result and effects."""
+    recorded result and effects.
+
+    The rules are pure and deterministic, so an entry whose kind, rules, request, draws,
+    result and effects are those of an entry already replayed has that entry's verdict:
+    it is read from `verdicts`, keyed by those six values' JSON.
+    """
+    try:
+        key: bytes | None = orjson.dumps(
+            (
+                entry["kind"],
+                entry.get("rules"),
+                entry["request"],
+                entry["draws"],
+                entry["result"],
+                entry["effects"],
+            )
+        )
+    except orjson.JSONEncodeError:  # not plain JSON: replayed, not remembered
+        key = None
+    reason = verdicts.get(key, _UNSEEN) if key is not None else _UNSEEN
+    if reason is _UNSEEN:
+        reason = _replay_verdict(entry, registry)
+        if key is not None:
+            if len(verdicts) >= MAX_KEPT_VERDICTS:
+                verdicts.clear()
+            verdicts[key] = reason
+    if reason is not None:
+        raise _Stop(seq, str(reason))
+
+
+def _replay_verdict(entry: Mapping[str, Any], registry: Registry) -> str | None:
+    """Why replaying the entry does not give what it records, or None when it does."""
     try:
         rules = registry.for_entry(entry)
     except EngineError as exc:
-        raise _Stop(seq, exc.detail) from None
+        return exc.detail
     dice = ReplayDice(entry["draws"])
     stored: dict[str, Any] | None = None
     try:
@@ -636,19 +632,20 @@ def _replay(entry: Mapping[str, Any], seq: int, registry: Registry) -> None:
             resolution = rules.kind.resolve(request, dice, rules.version)
         dice.assert_consumed()
     except EngineError as exc:
-        raise _Stop(seq, f"replay failed: {exc.detail}") from None
+        return f"replay failed: {exc.detail}"
     except ValidationError as exc:
         where = ".".join(str(part) for part in exc.errors()[0]["loc"])
-        raise _Stop(seq, f"replay failed: the request does not fit its kind at {where}") from None
+        return f"replay failed: the request does not fit its kind at {where}"
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise _Stop(seq, f"replay failed: malformed request ({exc!r})") from None
+        return f"replay failed: malformed request ({exc!r})"
     if stored is not None:
         if stored != entry["result"]:
-            raise _Stop(seq, "replaying the request and draws gives another result")
+            return "replaying the request and draws gives another result"
         if entry["effects"] != []:
-            raise _Stop(seq, "replaying the request and draws gives other effects")
-        return
+            return "replaying the request and draws gives other effects"
+        return None
     if resolution.result.dump() != entry["result"]:
-        raise _Stop(seq, "replaying the request and draws gives another result")
+        return "replaying the request and draws gives another result"
     if [effect.dump() for effect in resolution.effects] != entry["effects"]:
-        raise _Stop(seq, "replaying the request and draws gives other effects")
+        return "replaying the request and draws gives other effects"
+    return None

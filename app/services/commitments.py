@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from app.engine.audit import canonical_json
+from app.engine.canonical import canonical_json
 from app.engine.hidden import (
     COMMIT,
     NPC_IDENTITY,

@@ -8,22 +8,33 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import logging
 import secrets
 import uuid
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Text, bindparam, cast, func, insert, literal_column, update
+from sqlalchemy import (
+    ColumnElement,
+    Row,
+    Text,
+    bindparam,
+    cast,
+    func,
+    insert,
+    literal_column,
+    update,
+)
 from sqlalchemy.orm.attributes import flag_modified
 from sqlmodel import Session, col, select
 
 from app.core.driver_sql import DriverStatement
 from app.core.problems import Conflict, NotFound
 from app.engine.audit import Report, revealed_seeds, seal, verify_log
+from app.engine.canonical import decode_json
 from app.engine.contract import Effect, Language, Model, Prepared, Resolution
 from app.engine.dice import HmacDiceStream, commitment
 from app.engine.errors import EngineError, InvalidInput, RuleRefusal
@@ -783,8 +794,8 @@ def _text(sql: str) -> ColumnElement[str]:
 
 
 # The four JSON fields and the disclosures, joined into one JSON array text by the database
-# and decoded by a single json.loads: several times faster than the driver's per-column
-# decoding.
+# and decoded by a single decode_json (orjson): several times faster than the driver's
+# per-column decoding.
 _JSON_ARRAY = _text("[") + cast(_log_table.c.request, Text)
 for _name in _JSON_FIELDS[1:]:
     _JSON_ARRAY = _JSON_ARRAY + _text(",") + cast(_log_table.c[_name], Text)
@@ -797,26 +808,28 @@ _JSON_ARRAY = (
 _ENTRY_COLUMNS: list[Any] = [*_SCALAR_COLUMNS, _JSON_ARRAY]  # the array last: row[-1]
 
 
-def iter_entries(
+def _stored_entries(
     session: Session,
     campaign: Campaign,
     kinds: Collection[str] = (),
     through_seq: int | None = None,
-) -> Iterator[SealedEntry]:
-    """Every entry (or those of `kinds`, up to `through_seq`) in seq order, read in pages."""
-    cursor = 0
-    while True:
+) -> Iterator[tuple[dict[str, Any], str | None, str | None, list[dict[str, Any]] | None]]:
+    """Each entry's hashed fields, key, proof and disclosures, in seq order, read in pages."""
+
+    def page(after: int) -> Sequence[Row[Any]]:
         query = select(*_ENTRY_COLUMNS).where(
-            _log_table.c.campaign_id == campaign.id, _log_table.c.seq > cursor
+            _log_table.c.campaign_id == campaign.id, _log_table.c.seq > after
         )
         if through_seq is not None:
             query = query.where(_log_table.c.seq <= through_seq)
         if kinds:
             query = query.where(_log_table.c.kind.in_(kinds))
-        rows = session.execute(query.order_by(_log_table.c.seq).limit(2000)).all()
+        return session.execute(query.order_by(_log_table.c.seq).limit(_PAGE)).all()
+
+    for rows in _read_ahead(page):
         for row in rows:
             data = dict(zip(_SCALAR_NAMES, row, strict=False))
-            *content, disclosures = json.loads(row[-1])
+            *content, disclosures = decode_json(row[-1])
             data.update(zip(_JSON_FIELDS, content, strict=True))
             if data["follows"] is None:
                 del data["follows"]  # hashed only on follow-ups (FAIR-9)
@@ -826,21 +839,67 @@ def iter_entries(
                 del data["fairness"]  # hashed only on entries made since FAIR-16
             if data["label"] is None:
                 del data["label"]  # hashed only on entries whose roller named them
-            attachment = key_attachment(data.pop("entry_key"), data.pop("proof"))
-            yield SealedEntry(data, attachment=attachment, disclosures=disclosures)
-        if len(rows) < 2000:
-            return
-        cursor = rows[-1].seq
+            yield data, data.pop("entry_key"), data.pop("proof"), disclosures
+
+
+_PAGE = 2000
+
+
+def _read_ahead(page: Callable[[int], Sequence[Row[Any]]]) -> Iterator[Sequence[Row[Any]]]:
+    """The log's pages in seq order, each read in a thread while the caller works through
+    the one before: the database's time and the verifier's overlap (issue 23).
+
+    The session is used by one thread at a time: the caller's only between pages, which
+    it does not touch, and leaving early waits for the page being read.
+    """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="log-pages") as reader:
+        pending: Future[Sequence[Row[Any]]] | None = reader.submit(page, 0)
+        while pending is not None:
+            rows = pending.result()
+            pending = reader.submit(page, rows[-1].seq) if len(rows) == _PAGE else None
+            yield rows
+
+
+def iter_entries(
+    session: Session,
+    campaign: Campaign,
+    kinds: Collection[str] = (),
+    through_seq: int | None = None,
+) -> Iterator[SealedEntry]:
+    """Every entry (or those of `kinds`, up to `through_seq`) in seq order, read in pages."""
+    for data, entry_key, proof, disclosures in _stored_entries(
+        session, campaign, kinds, through_seq
+    ):
+        attachment = key_attachment(entry_key, proof)
+        yield SealedEntry(data, attachment=attachment, disclosures=disclosures)
 
 
 def opened_for_audit(entry: SealedEntry) -> dict[str, Any]:
     """The entry with its key and disclosures beside it, as the GM's export carries it."""
-    if not entry.attachment and entry.disclosures is None:
-        return entry.data
-    full = {**entry.data, **entry.attachment}
-    if entry.disclosures is not None:
-        full["disclosures"] = entry.disclosures
+    return _audit_form(entry.data, entry.attachment, entry.disclosures)
+
+
+def _audit_form(
+    data: dict[str, Any], attachment: dict[str, Any], disclosures: list[dict[str, Any]] | None
+) -> dict[str, Any]:
+    if not attachment and disclosures is None:
+        return data
+    full = {**data, **attachment}
+    if disclosures is not None:
+        full["disclosures"] = disclosures
     return full
+
+
+def iter_audit_entries(
+    session: Session, campaign: Campaign, through_seq: int | None = None
+) -> Iterator[dict[str, Any]]:
+    """`opened_for_audit` of every entry, without a SealedEntry for each: verification reads
+    whole logs."""
+    for data, entry_key, proof, disclosures in _stored_entries(
+        session, campaign, through_seq=through_seq
+    ):
+        attachment = key_attachment(entry_key, proof) if entry_key is not None else {}
+        yield _audit_form(data, attachment, disclosures)
 
 
 def verify_campaign(session: Session, campaign: Campaign, registry: Registry) -> Report:
@@ -853,10 +912,9 @@ def verify_campaign(session: Session, campaign: Campaign, registry: Registry) ->
     epoch_kinds = ("epoch_opened", "epoch_closed")
     epochs = iter_entries(session, campaign, kinds=epoch_kinds, through_seq=head[0])
     seeds = revealed_seeds(entry.data for entry in epochs)
-    entries = iter_entries(session, campaign, through_seq=head[0])
     return verify_log(
         # read, never changed; with every key and disclosure: the service sees everything
-        (opened_for_audit(entry) for entry in entries),
+        iter_audit_entries(session, campaign, through_seq=head[0]),
         registry=registry,
         campaign_id=str(campaign.id),
         head=head,

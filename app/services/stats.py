@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from sqlalchemy import select
 from sqlmodel import Session
 
-from app.engine.audit import canonical_json
+from app.engine.canonical import canonical_json
 from app.engine.contract import Labels
 from app.engine.errors import EngineError
 from app.engine.hidden import has_commitment, open_commitments

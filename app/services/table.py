@@ -16,7 +16,7 @@ from pydantic import JsonValue
 from sqlmodel import Session, col, select
 
 from app.core.problems import Forbidden, NotFound
-from app.engine.audit import canonical_json
+from app.engine.canonical import canonical_json
 from app.engine.contract import (
     FollowUpRecord,
     LoggedEntry,

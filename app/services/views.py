@@ -9,7 +9,8 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 from sqlmodel import Session, col, select
 
-from app.engine.audit import canonical_json, redact
+from app.engine.audit import redact
+from app.engine.canonical import canonical_json
 from app.engine.contract import FollowUpRecord, Language, Settling
 from app.engine.errors import EngineError
 from app.engine.hidden import has_commitment, open_commitments

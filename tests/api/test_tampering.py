@@ -15,6 +15,7 @@ from sqlalchemy import delete, text, update
 
 from app.engine.registry import DEFAULT_REGISTRY
 from app.models import Campaign, LogEntry, SeedEpoch
+from app.services import log as log_service
 from app.services.log import verify_campaign
 from tests.conftest import API
 
@@ -239,3 +240,36 @@ def test_FAIR_14_a_forged_roll_with_valid_hashes_is_caught_by_replay(
         prev = entries[index]["hash"]
     code, output = verify_offline(tmp_path, [json.dumps(e) + "\n" for e in entries])
     assert code == 1 and output.startswith("FAIL at seq 5: replaying the request and draws")
+
+
+@pytest.mark.parametrize("page", [1, 3, 8])
+def test_FAIR_14_a_log_read_in_pages_ahead_verifies_and_exports_whole(
+    page, monkeypatch, session, client, gm, campaign_with_rolls, tmp_path
+):
+    """The log is read a page ahead of the verifier (issue 23): with pages of 1, 3 and 8
+    entries, across and on their edges, every entry is checked once, in order."""
+    monkeypatch.setattr(log_service, "_PAGE", page)
+    report = verify_api(client, gm, campaign_with_rolls)
+    assert (report["ok"], report["entries_checked"], report["replayed"]) == (True, 8, 5)
+    lines, head = export_lines(client, gm, campaign_with_rolls)
+    assert [json.loads(line)["seq"] for line in lines] == list(range(1, 9))
+    code, output = verify_offline(tmp_path, lines, "--head", head)
+    assert code == 0 and output.startswith("OK: 8 entries checked")
+
+
+def test_FAIR_14_a_failure_in_an_early_page_stops_the_reading_ahead(
+    monkeypatch, session, client, gm, campaign_with_rolls
+):
+    """The verifier stops at seq 3 while the next page is being read: it waits for that read,
+    and the database serves the next request."""
+    monkeypatch.setattr(log_service, "_PAGE", 2)
+    lift_append_only_trigger(session)
+    session.execute(
+        update(LogEntry).where(where(campaign_with_rolls, 3)).values(result={"total": 12})
+    )
+    commit_tampering(session)
+    report = verify_api(client, gm, campaign_with_rolls)
+    assert (report["ok"], report["entries_checked"]) == (False, 2)
+    assert report["first_failure"]["seq"] == 3
+    assert verify_api(client, gm, campaign_with_rolls) == report
+    assert client.get(url(campaign_with_rolls), headers=gm.headers).status_code == 200

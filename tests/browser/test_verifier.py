@@ -16,15 +16,8 @@ from typing import Any
 
 import pytest
 
-from app.engine.audit import (
-    GENESIS_HASH,
-    KEY_FIELDS,
-    canonical_json,
-    content_of,
-    redact,
-    seal,
-    verify_log,
-)
+from app.engine.audit import GENESIS_HASH, KEY_FIELDS, content_of, redact, seal, verify_log
+from app.engine.canonical import canonical_json
 from app.engine.registry import DEFAULT_REGISTRY, STRUCTURAL_KINDS
 from app.verify import parse_head
 from tests.browser import verifier_harness

@@ -1,6 +1,7 @@
 """FAIR-11 hash vectors (from fairness_vectors) and the audit helpers."""
 
-from app.engine.audit import GENESIS_HASH, canonical_json, redact, seal
+from app.engine.audit import GENESIS_HASH, redact, seal
+from app.engine.canonical import canonical_json
 from tests.engine import fairness_vectors as v
 
 

@@ -1,19 +1,37 @@
 """FAIR-11: the fast canonical JSON path is byte-for-byte the RFC 8785 reference."""
 
+import datetime
+
 import pytest
 import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.engine.audit import canonical_json, find_float
-
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(2**60), max_value=2**60) | st.text(),
-    lambda children: (
-        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
-    ),
-    max_leaves=30,
+from app.engine.canonical import (
+    NonFinite,
+    canonical_json,
+    decode_json,
+    decoded_canonical_json,
+    find_float,
 )
+
+JSON_SCALARS = (
+    st.none() | st.booleans() | st.integers(min_value=-(2**60), max_value=2**60) | st.text()
+)
+
+
+def json_trees(leaves: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.recursive(
+        leaves,
+        lambda children: (
+            st.lists(children, max_size=5)
+            | st.dictionaries(st.text(max_size=8), children, max_size=5)
+        ),
+        max_leaves=30,
+    )
+
+
+json_values = json_trees(JSON_SCALARS)
 
 
 @settings(max_examples=500, deadline=None)
@@ -67,3 +85,89 @@ def test_FAIR_11_what_the_fast_path_cannot_write_goes_to_the_exact_paths():
     assert canonical_json({"deep": deep}) == rfc8785.dumps({"deep": deep})
     edges = {"max": 2**53 - 1, "min": -(2**53 - 1), "t": (1, "\x7f", "\u2028"), "e": {}}
     assert canonical_json(edges) == rfc8785.dumps(edges)
+
+
+# --- verification's path on values decoded from JSON text ----------------------------------
+
+
+class Tag(str):
+    """A str subclass: no JSON text decodes to one."""
+
+
+# What JSON text decodes to, floats included, and strings that look like a float's marks.
+decoded_values = json_trees(
+    JSON_SCALARS
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from(["1.5", "a,1.5]", ":3e+7,", "e-", "E", "\\", '"', "\U0001f600", "é"])
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(decoded_values)
+def test_FAIR_11_the_decoded_path_writes_the_reference_or_steps_aside(value):
+    """Where it answers, its bytes are RFC 8785's; it never answers for a value holding a
+    float (FAIR-10), which the full walk then reports."""
+    body = decoded_canonical_json(value)
+    if body is None:
+        return
+    assert not find_float(value)
+    assert body == rfc8785.dumps(value)
+
+
+def test_FAIR_11_the_decoded_path_answers_for_an_entry_as_the_service_writes_it():
+    entry = {
+        "seq": 3,
+        "created_at": "2026-11-29T12:00:03.000003Z",
+        "kind": "dice",
+        "character_id": None,
+        "request": {"notation": "3d6kh2", "label": "Théologie, 2.5 fois"},
+        "result": {"total": 11, "rendered": "3d6kh2 (~~2~~, 5, 6) = 11", "big": 2**53 - 1},
+    }
+    assert decoded_canonical_json(entry) == rfc8785.dumps(entry)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": 1.0},
+        {"a": [1, 2, -0.5]},
+        {"a": 1e16},
+        {"a": 2**53},
+        {"a": -(2**53)},
+        {"\U0001f600": 1, "\ue000": 2},
+        {"a": "\ud800"},
+        {"a": "line\nbreak"},
+        {"a": datetime.date(2026, 12, 1)},
+        {"a": Tag("left")},
+    ],
+)
+def test_FAIR_11_the_decoded_path_steps_aside_for_what_the_full_walk_decides(value):
+    assert decoded_canonical_json(value) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": [1, "x", null]}', {"a": [1, "x", None]}),
+        ("1.5", 1.5),
+        ('"\\ud800"', "\ud800"),  # orjson refuses a lone surrogate; the standard parser reads it
+        # Past 64 bits orjson reads a float: the entry then fails FAIR-10 at its seq.
+        ("18446744073709551616", 18446744073709551616.0),
+    ],
+)
+def test_decode_json_reads_what_json_holds(text, expected):
+    assert decode_json(text) == expected
+
+
+@pytest.mark.parametrize("text", ["NaN", "[Infinity]", '{"a": -Infinity}', "[1e400]"])
+def test_FAIR_10_decode_json_turns_a_non_finite_number_into_no_json_value(text):
+    """orjson writes NaN as null: a non-finite number read as a float would pass for null."""
+    decoded = decode_json(text)
+    found = (
+        [decoded]
+        if not isinstance(decoded, list | dict)
+        else list(decoded.values() if isinstance(decoded, dict) else decoded)
+    )
+    assert any(isinstance(item, NonFinite) for item in found)
+    with pytest.raises((rfc8785.CanonicalizationError, TypeError)):
+        canonical_json(decoded)

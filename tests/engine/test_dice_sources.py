@@ -1,10 +1,11 @@
 """Dice sources: uniformity (exhaustive and statistical) and the replay source (FAIR-7, FAIR-8)."""
 
+import hmac
 from collections import Counter
 
 import pytest
 
-from app.engine.dice import HmacDiceStream, ReplayDice, face_from_word
+from app.engine.dice import HmacDiceStream, HmacSha256, ReplayDice, face_from_word, rederive_faces
 from app.engine.errors import DiceError
 
 # Critical values of the chi-square distribution at p = 0.001 (standard tables).
@@ -72,3 +73,36 @@ def test_stream_records_every_draw_and_refuses_impossible_dice():
         stream.roll(0)
     with pytest.raises(DiceError):
         HmacDiceStream(b"short", "c", 1, "", 1)
+
+
+@pytest.mark.parametrize("key_length", [0, 1, 32, 63, 64, 65, 200])
+def test_FAIR_6_hmac_with_its_pads_hashed_once_is_rfc_2104(key_length):
+    key = bytes((7 * i + key_length) % 256 for i in range(key_length))
+    signer = HmacSha256(key)
+    for message in (b"", b"c0ffee:1::3:0", bytes(range(256)) * 3):
+        assert signer.digest(message) == hmac.digest(key, message, "sha256")
+
+
+@pytest.mark.parametrize(
+    "sides",
+    [
+        [6, 6, 6],
+        [20] * 9,  # past one block of eight words
+        [2**32 - 1] * 12,  # rejects about half its words (FAIR-7)
+        [3, 2**31 + 1, 1, 100, 2**32],
+    ],
+)
+def test_FAIR_6_rederived_faces_are_the_streams(sides):
+    """Verification's lean re-derivation gives the faces the service's stream drew."""
+    seed = bytes(range(32))
+    stream = HmacDiceStream(seed, "c0ffee", 3, "table-42", 17)
+    drawn = [stream.roll(s) for s in sides]
+    assert rederive_faces(seed, "c0ffee", 3, "table-42", 17, sides) == drawn
+    assert rederive_faces(seed, "c0ffee", 3, "table-42", 17, sides, HmacSha256(seed)) == drawn
+
+
+def test_FAIR_6_rederiving_refuses_impossible_dice_and_short_seeds():
+    with pytest.raises(DiceError, match=r"1\.\.2\^32 sides, got 0"):
+        rederive_faces(bytes(32), "c", 1, "", 1, [6, 0])
+    with pytest.raises(DiceError, match="32 bytes"):
+        rederive_faces(bytes(31), "c", 1, "", 1, [6])

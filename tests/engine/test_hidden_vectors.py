@@ -7,7 +7,7 @@ import hashlib
 
 import pytest
 
-from app.engine.audit import canonical_json
+from app.engine.canonical import canonical_json
 from app.engine.dice import HmacDiceStream
 from app.engine.errors import DiceError
 from app.engine.hidden import KeyTree, check_key, entry_key, value_commitment

@@ -11,7 +11,8 @@ import dataclasses
 from typing import Any
 
 from app.engine import audit
-from app.engine.audit import GENESIS_HASH, canonical_json, misplaced_commitment, redact, seal
+from app.engine.audit import GENESIS_HASH, misplaced_commitment, redact, seal
+from app.engine.canonical import canonical_json
 from app.engine.dice import HmacDiceStream, commitment
 from app.engine.hidden import KeyTree, open_commitments, value_commitment
 from app.engine.registry import Registry

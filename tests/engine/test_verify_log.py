@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 from typing import Any
 
 import pytest
 
+from app.engine import audit
 from app.engine.audit import (
     GENESIS_HASH,
     chain_hash,
@@ -21,6 +23,7 @@ from app.engine.audit import (
     revealed_seeds,
     seal,
 )
+from app.engine.canonical import decode_json
 from app.engine.dice import HmacDiceStream, ReplayDice, commitment
 from app.engine.errors import EngineError
 from tests.engine.rules import resolve, verify_log
@@ -434,6 +437,63 @@ def test_FAIR_14_a_changed_request_fails_the_replay():
     forged = reseal(entries, 8)
     reason = failure(forged)["first_failure"]["reason"]
     assert reason.startswith("replay failed: invalid dice notation '1d20*2': expected + or -")
+
+
+def _repeated_rolls(times: int, *, last_result: dict[str, Any] | None = None) -> LogBuilder:
+    """An open epoch (its draws not re-derived) rolling 3d6kh2 with the same faces `times`
+    times, then once more with `last_result`, when given, sealed as it is."""
+    log = LogBuilder()
+    log.open_epoch()
+    draws = [{"sides": 6, "face": 2}, {"sides": 6, "face": 5}, {"sides": 6, "face": 6}]
+    resolved = resolve("dice", {"notation": "3d6kh2"}, ReplayDice(draws))
+    results = [resolved.result] * times + ([last_result] if last_result is not None else [])
+    for result in results:
+        log.append(
+            kind="dice",
+            actor_id=PLAYER_ID,
+            request={"notation": "3d6kh2"},
+            draws=copy.deepcopy(draws),
+            result=copy.deepcopy(result),
+            effects=[],
+        )
+    return log
+
+
+@pytest.mark.parametrize("kept", [1, 4096])
+def test_FAIR_14_a_repeated_roll_has_its_first_verdict_and_a_changed_result_still_fails(
+    kept, monkeypatch
+):
+    """Verification keeps each replay's verdict by the entry's kind, rules, request, draws,
+    result and effects (the rules are deterministic): equal entries verify, each counted as
+    replayed, and the same roll with another result fails, whatever the verdicts kept."""
+    monkeypatch.setattr(audit, "MAX_KEPT_VERDICTS", kept)
+    assert verify_log(_repeated_rolls(3).entries).as_dict() == {
+        "ok": True,
+        "entries_checked": 4,
+        "rederived": 0,
+        "replayed": 3,
+        "not_rederived": {"its epoch's seed is not revealed yet (FAIR-4)": 3},
+        "chain_only": {},
+        "first_failure": None,
+    }
+    first = _repeated_rolls(1).entries[1]["result"]
+    forged = _repeated_rolls(3, last_result={**first, "total": 12})
+    assert failure(forged.entries)["first_failure"] == {
+        "seq": 5,
+        "reason": "replaying the request and draws gives another result",
+    }
+
+
+def test_FAIR_10_a_null_written_as_nan_fails_though_orjson_writes_nan_as_null():
+    """An export line where null became NaN, its hashes those of the null: decode_json makes
+    the NaN no JSON value, so the entry has no canonical form and fails at its seq."""
+    entries = build_log()
+    assert entries[0]["character_id"] is None
+    lines = [json.dumps(entry) for entry in entries]
+    lines[0] = lines[0].replace('"character_id": null', '"character_id": NaN')
+    report = failure([decode_json(line) for line in lines])
+    assert report["first_failure"]["seq"] == 1
+    assert report["first_failure"]["reason"].startswith("entry has no RFC 8785 canonical form")
 
 
 # --- tampering: order and completeness --------------------------------------------------------
