@@ -222,6 +222,7 @@ def prepare(
         access.require_gm(kind.gm_only)
     # A follow-up reads the sheets its entry left, held or not (FAIR-21).
     table = CampaignTable(session, access, released=getattr(body, "follows", None), gm_set=gm_set)
+    table.load_named(body)
     prepared = kind.prepare(body, table)
     # Every roll body may name what the roll is for (issue 21); the entry files it.
     label = getattr(body, "label", None)

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import logging
+import re
 
 import pytest
+from sqlalchemy import event
 
 from tests.api.fabulae.combat import (
     PHYSICAL,
@@ -14,6 +16,7 @@ from tests.api.fabulae.combat import (
     defend,
     fields,
     lethal,
+    shot_at_ada,
     unchanged,
 )
 from tests.api.fabulae.combat import table as combat_table
@@ -27,6 +30,7 @@ from tests.api.helpers import (
     post_roll,
     rolled,
     sheet_of,
+    url,
 )
 from tests.conftest import assert_problem
 
@@ -465,3 +469,26 @@ def test_FAB71_FAB90_reload(client, table, gm, player, quick, action):
         assert_refused(post_roll(client, campaign, player, reload), "FAB-71")
         knife = body("reload", character_id=ada["id"], weapon="knife")
         assert_problem(post_roll(client, campaign, player, knife), 422)
+
+
+@pytest.mark.parametrize("path", ["/odds", "/rolls"])
+def test_an_attack_reads_its_attacker_and_target_in_one_query(path, client, table, gm, session):
+    """The characters a body names are read together (issue 21's odds latency, issue 23's
+    rolls): the attacker and the target in one statement, not one each."""
+    statements: list[str] = []
+
+    def executed(_conn, _cursor, statement, *_rest) -> None:
+        statements.append(statement)
+
+    connection = session.connection()
+    event.listen(connection, "before_cursor_execute", executed)
+    try:
+        response = client.post(
+            url(table.campaign, path), json=shot_at_ada(table), headers=gm.headers
+        )
+    finally:
+        event.remove(connection, "before_cursor_execute", executed)
+    assert response.status_code in (200, 201), response.text
+    reads = [s for s in statements if re.search(r"\bFROM character\b", s)]
+    assert len(reads) == 1, "\n\n".join(reads)
+    assert "IN (" in reads[0] or "IN (__[POSTCOMPILE" in reads[0], reads[0]
