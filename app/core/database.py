@@ -76,12 +76,17 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
     once its transaction has ended; a transaction left open is rolled back in a worker
     thread like every other database call.
     """
-    bind = _write_engine() if request.method in WRITE_METHODS else get_engine()
-    session = Session(bind, expire_on_commit=False)
+    session = open_request_session(request.method)
     try:
         yield session
     finally:
         await close_session(session)
+
+
+def open_request_session(method: str) -> Session:
+    """A request's session: on SQLite, requests that may write begin as writers."""
+    bind = _write_engine() if method in WRITE_METHODS else get_engine()
+    return Session(bind, expire_on_commit=False)
 
 
 async def close_session(session: Session) -> None:

@@ -11,20 +11,24 @@ from app.core.database import SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.engine.bodies import MAX_SEQ
+from app.engine.contract import Language
 from app.engine.registry import Registry
+from app.models import User
 from app.models.typed import api_models
 from app.routers.common import (
     AcceptLanguage,
     Filters,
     Limit,
+    PlainCall,
     SessionRoute,
     WithOdds,
     ending_its_transaction,
+    fast_path,
     negotiate_language,
 )
 from app.services import log as log_service
 from app.services.access import CampaignAccess, get_campaign_access
-from app.services.idempotency import IdempotencyDep, run_idempotent
+from app.services.idempotency import IdempotencyDep, IdempotencyRequest, run_idempotent
 from app.services.log import SealedEntry
 from app.services.luck import add_luck
 from app.services.roll_batches import CampaignBatches, RollJob, make_rolls
@@ -42,27 +46,15 @@ def build(registry: Registry) -> APIRouter:
 
     batches = CampaignBatches(make_rolls(registry))
 
-    @router.post(
-        "",
-        status_code=201,
-        response_model=models.entry,
-        operation_id="rolls-create",
-        responses=problem_responses(401, 403, 404, 409, 422),
-    )
-    async def roll(
-        session: SessionDep,
-        user: CurrentUser,
+    async def make(
+        session: Session,
+        user: User,
         campaign_id: uuid.UUID,
-        body: Annotated[models.roll_body, Body()],  # type: ignore[name-defined]
-        idempotency: IdempotencyDep,
-        accept_language: AcceptLanguage = None,
-        request_id: Annotated[
-            uuid.UUID | None,
-            Query(description="the GM's roll request this roll answers: its values apply"),
-        ] = None,
+        body: Any,
+        language: Language,
+        idempotency: IdempotencyRequest | None = None,
+        request_id: uuid.UUID | None = None,
     ) -> Response:
-        """Roll for a rule or a table; answers with the audit entry as the caller may see it."""
-        language = negotiate_language(accept_language)
         if idempotency is None and request_id is None:
             # Issue 23: a campaign's rolls queued in this process share one transaction.
             job = RollJob(session, user, campaign_id, body, language)
@@ -85,6 +77,34 @@ def build(registry: Registry) -> APIRouter:
             return run_idempotent(session, user, str(campaign_id), idempotency, 201, work, present)
 
         return await run_in_threadpool(ending_its_transaction(single), session=session)
+
+    async def plain_roll(session: Session, call: PlainCall) -> Response:
+        # A plain roll (no key to look up, no Idempotency-Key, no request_id): see fast_path.
+        return await make(session, call.user, call.path["campaign_id"], call.body, call.language)
+
+    @router.post(
+        "",
+        status_code=201,
+        response_model=models.entry,
+        operation_id="rolls-create",
+        responses=problem_responses(401, 403, 404, 409, 422),
+    )
+    @fast_path(plain_roll)
+    async def roll(
+        session: SessionDep,
+        user: CurrentUser,
+        campaign_id: uuid.UUID,
+        body: Annotated[models.roll_body, Body()],  # type: ignore[name-defined]
+        idempotency: IdempotencyDep,
+        accept_language: AcceptLanguage = None,
+        request_id: Annotated[
+            uuid.UUID | None,
+            Query(description="the GM's roll request this roll answers: its values apply"),
+        ] = None,
+    ) -> Response:
+        """Roll for a rule or a table; answers with the audit entry as the caller may see it."""
+        language = negotiate_language(accept_language)
+        return await make(session, user, campaign_id, body, language, idempotency, request_id)
 
     @router.get(
         "",

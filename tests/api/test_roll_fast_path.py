@@ -1,0 +1,155 @@
+"""The fast path of plain rolls (issue 23, app/routers/common.py): a plain request skips
+FastAPI's dependency solver; every other request, and every error, is answered by FastAPI
+exactly as before."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi import HTTPException
+from fastapi.testclient import TestClient
+
+from app.core.security import get_current_user
+from app.main import app
+from app.routers import common
+from tests.conftest import API
+
+DICE = {"kind": "dice", "notation": "3d6kh2"}
+# Headers that differ between any two answers.
+VARYING = {"x-request-id", "date", "content-length"}
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """One item per POST .../rolls: whether it took the fast path."""
+    taken: list[bool] = []
+    plain_call = common.plain_call
+
+    async def recording(request: Any, route: Any) -> common.PlainCall | None:
+        call = await plain_call(request, route)
+        taken.append(call is not None)
+        return call
+
+    monkeypatch.setattr(common, "plain_call", recording)
+    return taken
+
+
+def _rolls(campaign: dict[str, Any]) -> str:
+    return f"{API}/campaigns/{campaign['id']}/rolls"
+
+
+def _warm(client: TestClient, campaign: dict[str, Any], headers: dict[str, str]) -> None:
+    # The first request of a key looks it up (FastAPI's path); later ones find it verified.
+    assert client.post(_rolls(campaign), json=DICE, headers=headers).status_code == 201
+
+
+def test_a_plain_roll_takes_the_fast_path_and_answers_as_before(
+    client: TestClient, gm: Any, make_campaign: Any, calls: list[bool]
+) -> None:
+    campaign = make_campaign()
+    _warm(client, campaign, gm.headers)
+    fast = client.post(_rolls(campaign), json=DICE, headers=gm.headers)
+    assert calls[-1] is True
+    common_plain_call = common.plain_call
+    try:
+        common.plain_call = _never  # type: ignore[assignment]
+        slow = client.post(_rolls(campaign), json=DICE, headers=gm.headers)
+    finally:
+        common.plain_call = common_plain_call  # type: ignore[assignment]
+    assert fast.status_code == slow.status_code == 201
+    assert _headers(fast) == _headers(slow)
+    a, b = fast.json(), slow.json()
+    assert a.keys() == b.keys() and b["seq"] == a["seq"] + 1
+    assert a["actor_id"] == b["actor_id"] == gm.id
+    listed = client.get(_rolls(campaign), headers=gm.headers).json()["data"]
+    assert [entry["seq"] for entry in listed][-2:] == [a["seq"], b["seq"]]
+
+
+async def _never(_request: Any, _route: Any) -> None:
+    return None
+
+
+def _headers(response: Any) -> dict[str, str]:
+    return {k: v for k, v in response.headers.items() if k not in VARYING}
+
+
+def _both(client: TestClient, method: str, url: str, **kwargs: Any) -> tuple[Any, Any]:
+    """The answer with the fast path, then with FastAPI's path only."""
+    fast = client.request(method, url, **kwargs)
+    saved = common.plain_call
+    try:
+        common.plain_call = _never  # type: ignore[assignment]
+        slow = client.request(method, url, **kwargs)
+    finally:
+        common.plain_call = saved  # type: ignore[assignment]
+    return fast, slow
+
+
+def test_what_is_not_plain_is_answered_by_fastapi_the_same(
+    client: TestClient, gm: Any, outsider: Any, make_campaign: Any, calls: list[bool]
+) -> None:
+    campaign = make_campaign()
+    _warm(client, campaign, gm.headers)
+    assert client.get(f"{API}/campaigns", headers=outsider.headers).status_code == 200
+    url = _rolls(campaign)
+    json_headers = {**gm.headers, "Content-Type": "application/json"}
+    cases: list[tuple[str, dict[str, Any]]] = [
+        (url, {"json": {"kind": "dice"}, "headers": gm.headers}),  # body refused
+        (url, {"json": {"kind": "nope", "notation": "1d6"}, "headers": gm.headers}),
+        (url, {"content": b"{not json", "headers": json_headers}),
+        (url, {"content": b'{"kind": "dice", "notation": "3d6kh2"}', "headers": gm.headers}),
+        (url, {"json": DICE}),  # no key
+        (url, {"json": DICE, "headers": {"Authorization": "Basic abc"}}),
+        (url, {"json": DICE, "headers": {"Authorization": "Bearer noc_unknown"}}),
+        (url, {"json": DICE, "headers": outsider.headers}),  # not a member: 404
+        (url, {"json": DICE, "headers": {**gm.headers, "Accept-Language": "fr" * 101}}),
+        (f"{API}/campaigns/not-a-uuid/rolls", {"json": DICE, "headers": gm.headers}),
+        (f"{url}?request_id=nope", {"json": DICE, "headers": gm.headers}),
+        (url, {"json": DICE, "headers": {**gm.headers, "Idempotency-Key": "bad key"}}),
+    ]
+    for target, kwargs in cases:
+        fast, slow = _both(client, "POST", target, **kwargs)
+        assert fast.status_code == slow.status_code, (target, kwargs, fast.text)
+        assert fast.status_code >= 400, (target, kwargs)
+        assert _headers(fast) == _headers(slow), (target, kwargs)
+        assert fast.json() == slow.json(), (target, kwargs)
+    # Only the warm-up and the outsider's roll were plain (its 404 comes from the roll).
+    assert calls == [True] + [False] * 7 + [True] + [False] * 4
+
+
+def test_the_language_and_an_idempotency_key_are_honoured(
+    client: TestClient, gm: Any, make_campaign: Any, calls: list[bool]
+) -> None:
+    campaign = make_campaign()
+    _warm(client, campaign, gm.headers)
+    url = _rolls(campaign)
+    english = client.post(url, json=DICE, headers=gm.headers).json()
+    french = client.post(url, json=DICE, headers={**gm.headers, "Accept-Language": "fr"}).json()
+    assert calls[-2:] == [True, True]
+    assert english["summary"] != french["summary"]
+    keyed = {**gm.headers, "Idempotency-Key": "fast-path-1"}
+    first = client.post(url, json=DICE, headers=keyed)
+    again = client.post(url, json=DICE, headers=keyed)
+    assert calls[-2:] == [False, False]
+    assert first.status_code == again.status_code == 201
+    assert first.json() == again.json() and again.headers["Idempotent-Replayed"] == "true"
+
+
+def test_overriding_the_caller_sends_every_roll_through_fastapi(
+    client: TestClient, gm: Any, make_campaign: Any, calls: list[bool]
+) -> None:
+    campaign = make_campaign()
+    _warm(client, campaign, gm.headers)
+    # An override the fast path cannot follow: FastAPI resolves the request, with it.
+    app.dependency_overrides[get_current_user] = _refuse
+    try:
+        response = client.post(_rolls(campaign), json=DICE, headers=gm.headers)
+    finally:
+        app.dependency_overrides.pop(get_current_user)
+    assert calls[-1] is True  # plain, yet answered by FastAPI
+    assert response.status_code == 418
+
+
+async def _refuse() -> None:
+    raise HTTPException(status_code=418, detail="overridden")
