@@ -17,9 +17,10 @@ from sqlmodel import Session
 
 from app.core.database import close_session, get_db, open_request_session
 from app.core.problems import Unprocessable
-from app.core.security import get_current_user, hash_api_key, verified_keys
+from app.core.security import bearer, get_current_user, hash_api_key, verified_keys
 from app.engine.contract import Language, Visibility
 from app.models import User
+from app.services.idempotency import idempotency_request
 from app.services.log import EntryFilters
 
 MAX_PAGE_SIZE = 200
@@ -62,6 +63,7 @@ class SessionRoute(APIRoute):
         fast: FastPath | None = getattr(self.endpoint, FAST_PATH, None)
         if fast is None:
             return handler
+        check_fast_path_resolves(self)
         route = self
 
         async def app(request: Request) -> Response:
@@ -97,6 +99,11 @@ class PlainCall:
 
 
 FastPath = Callable[[Session, PlainCall], Awaitable[Response]]
+# What plain_call stands in for: the session, the bearer key and its user, and an
+# Idempotency-Key (a plain request has none); check_fast_path_resolves holds endpoints to it.
+FAST_PATH_RESOLVES: frozenset[Any] = frozenset(
+    {get_db, get_current_user, bearer, idempotency_request}
+)
 FAST_PATH = "__nocturne_fast_path__"
 Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
 
@@ -116,6 +123,26 @@ def fast_path(handler: FastPath) -> Callable[[Endpoint], Endpoint]:
         return endpoint
 
     return mark
+
+
+def check_fast_path_resolves(route: APIRoute) -> None:
+    """Refuse, when the app is built, a fast path on an endpoint with a dependency or a
+    header plain_call does not resolve: a check added later as a dependency would
+    otherwise be skipped for plain requests."""
+    calls: set[Any] = set()
+    headers = {header.alias for header in route.dependant.header_params}
+    stack = list(route.dependant.dependencies)
+    while stack:
+        dependency = stack.pop()
+        calls.add(dependency.call)
+        stack.extend(dependency.dependencies)
+    unknown = [str(getattr(c, "__name__", c)) for c in calls - FAST_PATH_RESOLVES]
+    unknown += sorted(headers - {"Accept-Language"})
+    if unknown:
+        raise RuntimeError(
+            f"{route.path}: its fast path does not resolve {', '.join(unknown)}: resolve "
+            "them in plain_call, or leave the endpoint to FastAPI"
+        )
 
 
 async def plain_call(request: Request, route: APIRoute) -> PlainCall | None:

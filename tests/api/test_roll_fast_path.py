@@ -4,13 +4,15 @@ exactly as before."""
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from typing import Annotated, Any
 
 import pytest
-from fastapi import HTTPException
+from fastapi import APIRouter, Depends, Header, HTTPException
 from fastapi.testclient import TestClient
 
-from app.core.security import get_current_user
+from app.core.database import SessionDep
+from app.core.security import CurrentUser, get_current_user
 from app.main import app
 from app.routers import common
 from tests.conftest import API
@@ -153,3 +155,44 @@ def test_overriding_the_caller_sends_every_roll_through_fastapi(
 
 async def _refuse() -> None:
     raise HTTPException(status_code=418, detail="overridden")
+
+
+async def _answer(session: Any, call: common.PlainCall) -> Any:
+    raise AssertionError("never called")
+
+
+def _must_be_gm() -> None:
+    """A check added later, as a dependency."""
+
+
+@pytest.mark.parametrize(
+    ("extra", "unknown"),
+    [
+        ({"check": Annotated[None, Depends(_must_be_gm)]}, "_must_be_gm"),
+        ({"trace": Annotated[str | None, Header(alias="X-Trace")]}, "X-Trace"),
+    ],
+)
+def test_a_fast_path_refuses_an_endpoint_with_what_it_does_not_resolve(extra, unknown):
+    """Built with a dependency or header plain_call does not stand in for, the route is
+    refused at once: a plain request would otherwise skip it."""
+
+    def endpoint(session: SessionDep, user: CurrentUser, **kwargs: Any) -> None:
+        """An endpoint."""
+
+    parameters = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation)
+        for name, annotation in extra.items()
+    ]
+    signature = inspect.signature(endpoint)
+    endpoint.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*list(signature.parameters.values())[:2], *parameters]
+    )
+    router = APIRouter(route_class=common.SessionRoute)
+    with pytest.raises(RuntimeError, match=f"does not resolve {unknown}"):
+        router.post("/probe", response_model=None)(common.fast_path(_answer)(endpoint))
+    plain = APIRouter(route_class=common.SessionRoute)
+    plain.post("/probe", response_model=None)(common.fast_path(_answer)(_plain_endpoint))
+
+
+async def _plain_endpoint(session: SessionDep, user: CurrentUser) -> None:
+    """What the fast path resolves, nothing else."""
