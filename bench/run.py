@@ -184,7 +184,7 @@ def roll_requests(port: int, clients: int) -> list[bytes]:
     return requests
 
 
-# The mixed log: most of its rolls are distinct, so few replays share a verdict.
+# The mixed log: many of its rolls are distinct, so fewer are answered by an earlier replay.
 MIXED_NOTATIONS = ("1d20", "2d6+3", "4d6kh3", "1d100", "3d6kh2", "8d10>6", "2d20kh1+5", "6d6")
 
 
@@ -480,8 +480,8 @@ def write_report(
         f"({verification['service_rate']:,.0f} entries/s, database read included); "
         f"offline on the export {verification['offline_seconds'] * 1000:.0f} ms "
         f"({verification['offline_rate']:,.0f} entries/s). Its rolls are all `3d6kh2`, "
-        f"{verification['distinct_rolls']:,.0f} of them distinct: the others share the "
-        "verdict of an equal roll replayed before (README, Verifying offline). A log of "
+        f"{verification['distinct_rolls']:,.0f} of them distinct: the others are compared "
+        "with the replay of an equal roll before them (README, Verifying offline). A log of "
         f"{args.entries:,} mixed rolls ({', '.join(f'`{n}`' for n in MIXED_NOTATIONS)} in "
         f"turn), {verification['mixed_distinct_rolls']:,.0f} of them distinct: "
         "`GET /log/verify` "

@@ -24,8 +24,8 @@ from app.engine.canonical import (
     find_float,
     scan_json,
 )
-from app.engine.dice import Draw, HmacSha256, ReplayDice, commitment, rederive_faces
-from app.engine.errors import EngineError
+from app.engine.dice import Draw, HmacSha256, ReplayDice, commitment, stream_gives
+from app.engine.errors import DiceError, EngineError
 from app.engine.hidden import (
     COMMIT,
     FAIRNESS_VERSION,
@@ -161,8 +161,8 @@ class _Seen:
 
     epochs: dict[int, int] = field(default_factory=dict)
     committed: dict[int, Mapping[str, Any]] = field(default_factory=dict)
-    # and the verdicts of the replays made (`_replay`)
-    verdicts: dict[bytes, str | None] = field(default_factory=dict)
+    # and what the replays made gave (`_replay`)
+    replays: dict[bytes, tuple[Any, Any] | str] = field(default_factory=dict)
 
 
 def _is_int(value: Any) -> bool:
@@ -350,7 +350,7 @@ def _check_entry(
         if opened is None:
             report.count(report.chain_only, COMMITTED_INPUTS)
             return
-        _replay(opened, seq, registry, seen.verdicts)
+        _replay(opened, seq, registry, seen.replays)
         report.replayed += 1
 
 
@@ -568,68 +568,73 @@ def _rederive(
         raise _Stop(seq, "the campaign id is unknown, so draws cannot be re-derived")
     draws: list[Draw] = entry["draws"]
     try:
-        sides = [d["sides"] for d in draws]
-        recorded = [d["face"] for d in draws]
-        faces = rederive_faces(seed, owner, epoch_number, epoch.client_seed, seq, sides, key)
+        if len(seed) != 32:
+            raise DiceError("a server seed is 32 bytes")
+        signer = key if key is not None else HmacSha256(seed)
+        matches = stream_gives(signer, owner, epoch_number, epoch.client_seed, seq, draws)
     except (EngineError, KeyError, TypeError) as exc:
         raise _Stop(seq, f"draws cannot be re-derived: {exc!r}") from None
-    if faces != recorded:
+    if not matches:
         raise _Stop(seq, "draws do not match the revealed seed's stream (FAIR-6)")
 
 
-# Verdicts kept per verification: a long log repeats the same small rolls many times.
-MAX_KEPT_VERDICTS = 4096
-_UNSEEN = object()
+# Replays kept per verification: a long log repeats the same small rolls many times.
+MAX_KEPT_REPLAYS = 4096
 
 
 def _replay(
-    entry: Mapping[str, Any], seq: int, registry: Registry, verdicts: dict[bytes, str | None]
+    entry: Mapping[str, Any],
+    seq: int,
+    registry: Registry,
+    replays: dict[bytes, tuple[Any, Any] | str],
 ) -> None:
     """FAIR-14: the request and draws, through the rules of the entry's version, give the
     recorded result and effects.
 
-    The rules are pure and deterministic, so an entry whose kind, rules, request, draws,
-    result and effects are those of an entry already replayed has that entry's verdict:
-    it is read from `verdicts`, keyed by those six values' JSON.
+    The rules are pure and deterministic, so an entry whose kind, rules, request and draws
+    are those of an entry already replayed gives what that one gave: it is read from
+    `replays`, keyed by those four values' JSON, and compared with this entry's own.
     """
     try:
         key: bytes | None = orjson.dumps(
-            (
-                entry["kind"],
-                entry.get("rules"),
-                entry["request"],
-                entry["draws"],
-                entry["result"],
-                entry["effects"],
-            )
+            (entry["kind"], entry.get("rules"), entry["request"], entry["draws"])
         )
-    except orjson.JSONEncodeError:  # not plain JSON: replayed, not remembered
+    except orjson.JSONEncodeError:  # not plain JSON: replayed, not kept
         key = None
-    reason = verdicts.get(key, _UNSEEN) if key is not None else _UNSEEN
-    if reason is _UNSEEN:
-        reason = _replay_verdict(entry, registry)
+    replayed = replays.get(key) if key is not None else None
+    if replayed is None:
+        replayed = _replay_outcome(entry, registry)
         if key is not None:
-            if len(verdicts) >= MAX_KEPT_VERDICTS:
-                verdicts.clear()
-            verdicts[key] = reason
-    if reason is not None:
-        raise _Stop(seq, str(reason))
+            if len(replays) >= MAX_KEPT_REPLAYS:
+                replays.clear()
+            replays[key] = replayed
+    if isinstance(replayed, str):
+        raise _Stop(seq, replayed)
+    result, effects = replayed
+    if result != entry["result"]:
+        raise _Stop(seq, "replaying the request and draws gives another result")
+    if effects != entry["effects"]:
+        raise _Stop(seq, "replaying the request and draws gives other effects")
 
 
-def _replay_verdict(entry: Mapping[str, Any], registry: Registry) -> str | None:
-    """Why replaying the entry does not give what it records, or None when it does."""
+def _replay_outcome(entry: Mapping[str, Any], registry: Registry) -> tuple[Any, Any] | str:
+    """The result and effects the rules give the entry's request and draws, as the log
+    stores them, or why the rules give none."""
     try:
         rules = registry.for_entry(entry)
     except EngineError as exc:
         return exc.detail
     dice = ReplayDice(entry["draws"])
-    stored: dict[str, Any] | None = None
     try:
         request = rules.kind.parse_request(entry["request"])
         if rules.kind.replay is not None:  # the stored result itself, no model (no effects)
-            stored = rules.kind.replay(request, dice, rules.version)
+            outcome: tuple[Any, Any] = (rules.kind.replay(request, dice, rules.version), [])
         else:
             resolution = rules.kind.resolve(request, dice, rules.version)
+            outcome = (
+                resolution.result.dump(),
+                [effect.dump() for effect in resolution.effects],
+            )
         dice.assert_consumed()
     except EngineError as exc:
         return f"replay failed: {exc.detail}"
@@ -638,14 +643,4 @@ def _replay_verdict(entry: Mapping[str, Any], registry: Registry) -> str | None:
         return f"replay failed: the request does not fit its kind at {where}"
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         return f"replay failed: malformed request ({exc!r})"
-    if stored is not None:
-        if stored != entry["result"]:
-            return "replaying the request and draws gives another result"
-        if entry["effects"] != []:
-            return "replaying the request and draws gives other effects"
-        return None
-    if resolution.result.dump() != entry["result"]:
-        return "replaying the request and draws gives another result"
-    if [effect.dump() for effect in resolution.effects] != entry["effects"]:
-        return "replaying the request and draws gives other effects"
-    return None
+    return outcome

@@ -178,39 +178,37 @@ class ReplayDice:
             )
 
 
-def rederive_faces(
-    server_seed: bytes,
+def stream_gives(
+    key: HmacSha256,
     campaign_id: str,
     epoch: int,
     client_seed: str,
     nonce: int,
-    sides: Sequence[int],
-    key: HmacSha256 | None = None,
-) -> list[int]:
-    """The faces the stream gives for these dice, in order (used to re-derive closed epochs):
-    the words of `HmacDiceStream`, read without recording draws (verification re-derives
-    every die of a log)."""
-    if len(server_seed) != 32:
-        raise DiceError("a server seed is 32 bytes")
-    hmac_key = key if key is not None else HmacSha256(server_seed)
+    draws: Sequence[Draw],
+) -> bool:
+    """Whether the stream under `key` gives these recorded draws' faces, in order (FAIR-6,
+    FAIR-7): the words of `HmacDiceStream`, compared as they come, without recording draws
+    (verification re-derives every die of a log). A draw without its sides or face raises
+    KeyError, impossible sides DiceError."""
     prefix = f"{campaign_id}:{epoch}:{client_seed}:{nonce}:"
     words: tuple[int, ...] = ()
-    position, block = 0, 0
-    faces = []
-    for die in sides:
+    position, block = 8, 0  # 8: no block derived yet
+    for draw in draws:
+        die = draw["sides"]
         if not 1 <= die <= MAX_SIDES:
             check_sides(die)  # raises, saying why
         limit = _SPACE - _SPACE % die  # FAIR-7: words at or past it are rejected
         while True:
-            if position == len(words):
-                words = _BLOCK_WORDS.unpack(hmac_key.digest(f"{prefix}{block}".encode()))
+            if position == 8:
+                words = _BLOCK_WORDS.unpack(key.digest(f"{prefix}{block}".encode()))
                 position, block = 0, block + 1
             word = words[position]
             position += 1
             if word < limit:
-                faces.append(1 + word % die)
                 break
-    return faces
+        if 1 + word % die != draw["face"]:
+            return False
+    return True
 
 
 class RollOffRow(Protocol):

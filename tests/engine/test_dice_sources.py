@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from app.engine.dice import HmacDiceStream, HmacSha256, ReplayDice, face_from_word, rederive_faces
+from app.engine.dice import HmacDiceStream, HmacSha256, ReplayDice, face_from_word, stream_gives
 from app.engine.errors import DiceError
 
 # Critical values of the chi-square distribution at p = 0.001 (standard tables).
@@ -92,17 +92,26 @@ def test_FAIR_6_hmac_with_its_pads_hashed_once_is_rfc_2104(key_length):
         [3, 2**31 + 1, 1, 100, 2**32],
     ],
 )
-def test_FAIR_6_rederived_faces_are_the_streams(sides):
-    """Verification's lean re-derivation gives the faces the service's stream drew."""
+def test_FAIR_6_verification_rederives_the_streams_faces(sides):
+    """Verification's lean re-derivation accepts the faces the service's stream drew, and
+    no other face anywhere."""
     seed = bytes(range(32))
     stream = HmacDiceStream(seed, "c0ffee", 3, "table-42", 17)
-    drawn = [stream.roll(s) for s in sides]
-    assert rederive_faces(seed, "c0ffee", 3, "table-42", 17, sides) == drawn
-    assert rederive_faces(seed, "c0ffee", 3, "table-42", 17, sides, HmacSha256(seed)) == drawn
+    for s in sides:
+        stream.roll(s)
+    draws = stream.draws
+    key = HmacSha256(seed)
+    assert stream_gives(key, "c0ffee", 3, "table-42", 17, draws)
+    assert not stream_gives(key, "c0ffee", 3, "table-42", 18, draws)  # another nonce
+    for index, draw in enumerate(draws):
+        if draw["sides"] > 1:
+            changed = [*draws[:index], {**draw, "face": draw["face"] % draw["sides"] + 1}]
+            assert not stream_gives(key, "c0ffee", 3, "table-42", 17, changed)
 
 
-def test_FAIR_6_rederiving_refuses_impossible_dice_and_short_seeds():
+def test_FAIR_6_rederiving_refuses_impossible_dice_and_draws_without_faces():
+    key = HmacSha256(bytes(32))
     with pytest.raises(DiceError, match=r"1\.\.2\^32 sides, got 0"):
-        rederive_faces(bytes(32), "c", 1, "", 1, [6, 0])
-    with pytest.raises(DiceError, match="32 bytes"):
-        rederive_faces(bytes(31), "c", 1, "", 1, [6])
+        stream_gives(key, "c", 1, "", 1, [{"sides": 0, "face": 1}])
+    with pytest.raises(KeyError):
+        stream_gives(key, "c", 1, "", 1, [{"sides": 6}])

@@ -460,13 +460,14 @@ def _repeated_rolls(times: int, *, last_result: dict[str, Any] | None = None) ->
 
 
 @pytest.mark.parametrize("kept", [1, 4096])
-def test_FAIR_14_a_repeated_roll_has_its_first_verdict_and_a_changed_result_still_fails(
+def test_FAIR_14_a_repeated_roll_is_replayed_once_and_a_changed_result_still_fails(
     kept, monkeypatch
 ):
-    """Verification keeps each replay's verdict by the entry's kind, rules, request, draws,
-    result and effects (the rules are deterministic): equal entries verify, each counted as
-    replayed, and the same roll with another result fails, whatever the verdicts kept."""
-    monkeypatch.setattr(audit, "MAX_KEPT_VERDICTS", kept)
+    """Verification keeps what each replay gave by the entry's kind, rules, request and
+    draws (the rules are deterministic), and compares each entry's own result and effects
+    with it: equal entries verify, each counted as replayed, and the same roll with another
+    result fails, whatever the replays kept."""
+    monkeypatch.setattr(audit, "MAX_KEPT_REPLAYS", kept)
     assert verify_log(_repeated_rolls(3).entries).as_dict() == {
         "ok": True,
         "entries_checked": 4,
