@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from app.engine.bodies import MAX_SEQ
 from app.engine.contract import Effect, Visibility
@@ -155,6 +155,27 @@ class RedactedEntryPublic(BaseModel):
     content_hash: str
     hash: str
     redacted: Literal[True]
+
+
+class UnfitEntryPublic(BaseModel):
+    """A stored entry that no longer fits its kind's contract: changed outside the service
+    (FAIR-12 keeps the log append-only), so served as stored, untyped, and marked `unfit`.
+    GET .../log/verify says where the log stops verifying (FAIR-14)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    seq: int
+    kind: str
+    unfit: Literal[True] = Field(
+        description="the entry as stored does not fit its kind's schema: the log was changed "
+        "outside the service; GET .../log/verify names the first entry that fails"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mark(cls, value: Any) -> Any:
+        # Reached only when the entry failed its kind's schema (first_fitting tries it last).
+        return {**value, "unfit": True} if isinstance(value, dict) else value
 
 
 # --- entries the service writes itself ----------------------------------------------------

@@ -24,12 +24,13 @@ class FitPublic(BaseModel):
 class NotComparedPublic(BaseModel):
     """Rolls you see, counted, but left out of the outcomes compared with the odds."""
 
-    reason: Literal["hidden_values", "awaiting"] = Field(
+    reason: Literal["hidden_values", "awaiting", "unfit"] = Field(
         description="hidden_values: the roll's odds would read values committed from a sheet "
         "you may not read (FAIR-18); its outcome is left out of observed, expected and the fit "
         "alike, so that the comparison tells nothing of those values. awaiting: an attack or "
         "opposed roll still waiting for the other side's answer (FAB-36, FAB-62), which is "
-        "the roll that counts"
+        "the roll that counts. unfit: a stored entry that no longer fits its kind, changed "
+        "outside the service (GET .../log/verify names where); its dice are not counted"
     )
     rule: str = Field(description="the rule that leaves them out")
     detail: str

@@ -22,7 +22,12 @@ from app.engine.hidden import has_commitment
 from app.engine.registry import Registry
 from app.models.campaign import CampaignBase, Role
 from app.models.encounter import EncounterStatus, ExpectedTurn
-from app.models.entries import STRUCTURAL_SHAPES, EntryBase, RedactedEntryPublic
+from app.models.entries import (
+    STRUCTURAL_SHAPES,
+    EntryBase,
+    RedactedEntryPublic,
+    UnfitEntryPublic,
+)
 from app.models.roll_request import RollRequestPublic
 
 
@@ -328,8 +333,10 @@ def _entry_union(registry: Registry) -> Any:
 
 
 def _shown(members: list[Any]) -> Any:
-    """Entries as a member may see them: these kinds in full, or any entry redacted."""
-    visible: Any = _union(members, "kind")
+    """Entries as a member may see them: these kinds in full, or any entry redacted. A
+    stored entry that fits none of its kind's schema (changed outside the service) is
+    served as stored, marked unfit, rather than failing the whole response."""
+    visible: Any = first_fitting(_union(members, "kind"), UnfitEntryPublic)
     return Annotated[
         Union[Annotated[visible, Tag("full")], Annotated[RedactedEntryPublic, Tag("redacted")]],  # noqa: UP007
         Discriminator(_entry_tag),

@@ -63,6 +63,13 @@ AWAITING = {
     "detail": "it asked the other side for an answer: that answer is the roll that counts, "
     "compared under its own kind once it is made",
 }
+UNFIT = {
+    "reason": "unfit",
+    "rule": "FAIR-14",
+    "detail": "its stored content does not fit its kind: the log was changed outside the "
+    "service, and GET .../log/verify names the first entry that fails; its dice and outcome "
+    "are not counted",
+}
 
 
 @dataclass
@@ -89,6 +96,7 @@ class _KindTally:
     # the fit).
     hidden: int = 0
     awaiting: int = 0  # attacks and opposed rolls still waiting for the answer that counts
+    unfit: int = 0  # stored entries changed outside the service (FAIR-12/14)
     observed: dict[str, int] = field(default_factory=dict)
     # The outcomes of the rolls whose odds are known: what the expected counts compare to.
     compared: dict[str, int] = field(default_factory=dict)
@@ -289,19 +297,34 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
     faces: dict[int, list[int]] = {}
     total = 0
     lucky = 0
-    hidden = awaiting = 0
+    hidden = awaiting = unfit = 0
     percentile_sum = 0.0
     for row in rows:
         total += 1
-        for draw in row.draws:
-            sides, face = int(draw["sides"]), int(draw["face"])
+        tally = kinds.setdefault(row.kind, _KindTally())
+        tally.rolls += 1
+        dice = _stored_dice(row)
+        fits = dice is not None and isinstance(row.result, dict) and isinstance(row.request, dict)
+        rules, result = None, None
+        if fits and row.readable and row.result.get("awaiting") is None:
+            rules = odds.rules(row)
+            if rules is not None:
+                try:
+                    result = rules.kind.parse_result(row.result)
+                except ValidationError:
+                    fits = False
+                except EngineError:
+                    rules = None
+        if not fits or dice is None:
+            tally.unfit += 1  # changed outside the service: neither its dice nor its outcome
+            unfit += 1
+            continue
+        for sides, face in dice:
             counts = faces.get(sides)
             if counts is None:
                 counts = faces[sides] = [0] * sides
             if 1 <= face <= sides:
                 counts[face - 1] += 1
-        tally = kinds.setdefault(row.kind, _KindTally())
-        tally.rolls += 1
         if row.result.get("awaiting") is not None:
             # FAB-62/FAB-36: nothing rolled yet; the answer is the roll that counts.
             tally.awaiting += 1
@@ -311,14 +334,9 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
             tally.hidden += 1  # FAIR-18: seen and counted; its outcome not compared
             hidden += 1
             continue
-        rules = odds.rules(row)
-        if rules is None:
+        if rules is None or result is None:
             continue
         tally.labels = rules.ruleset.labels
-        try:
-            result = rules.kind.parse_result(row.result)
-        except (EngineError, ValidationError):
-            continue
         known = odds.of(rules, row)
         if known is not None and known.ranked is not None:
             # Generic dice: no outcomes to compare, a luck percentile by the total.
@@ -353,14 +371,27 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
         "rolls": total,
         "rolls_with_odds": lucky,
         "mean_luck_percentile": percentile_sum / lucky if lucky else None,
-        "not_compared": _not_compared(hidden, awaiting),
+        "not_compared": _not_compared(hidden, awaiting, unfit),
         "kinds": [_kind_view(name, tally) for name, tally in sorted(kinds.items())],
         "dice": [_dice_view(sides, counts) for sides, counts in sorted(faces.items())],
     }
 
 
-def _not_compared(hidden: int, awaiting: int) -> list[dict[str, Any]]:
-    left_out = ((HIDDEN_VALUES, hidden), (AWAITING, awaiting))
+def _stored_dice(row: _Row) -> list[tuple[int, int]] | None:
+    """The (sides, face) of each die the entry drew, or None when its draws are not the
+    list of dice the service writes (changed outside the service)."""
+    try:
+        dice = [(draw["sides"], draw["face"]) for draw in row.draws]
+    except (TypeError, KeyError):
+        return None
+    for sides, face in dice:
+        if type(sides) is not int or type(face) is not int or sides < 1:
+            return None
+    return dice
+
+
+def _not_compared(hidden: int, awaiting: int, unfit: int) -> list[dict[str, Any]]:
+    left_out = ((HIDDEN_VALUES, hidden), (AWAITING, awaiting), (UNFIT, unfit))
     return [{**reason, "rolls": count} for reason, count in left_out if count]
 
 
@@ -386,7 +417,7 @@ def _kind_view(name: str, tally: _KindTally) -> dict[str, Any]:
         "kind": name,
         "rolls": tally.rolls,
         "rolls_with_odds": tally.with_odds,
-        "not_compared": _not_compared(tally.hidden, tally.awaiting),
+        "not_compared": _not_compared(tally.hidden, tally.awaiting, tally.unfit),
         "outcomes": outcomes,
         "fit": test,
         "mean_luck_percentile": tally.percentiles / tally.with_odds if compared else None,

@@ -273,3 +273,41 @@ def test_FAIR_14_a_failure_in_an_early_page_stops_the_reading_ahead(
     assert report["first_failure"]["seq"] == 3
     assert verify_api(client, gm, campaign_with_rolls) == report
     assert client.get(url(campaign_with_rolls), headers=gm.headers).status_code == 200
+
+
+def test_FAIR_14_entries_changed_out_of_shape_are_served_as_stored_and_marked_unfit(
+    session, client, gm, campaign_with_rolls
+):
+    """An entry altered in the database so that it no longer fits its kind's schema does not
+    fail the pages that show it: it is served as stored, marked `unfit`, and the statistics
+    leave it out, saying why; verification names where the log breaks."""
+    lift_append_only_trigger(session)
+    session.execute(
+        update(LogEntry).where(where(campaign_with_rolls, 3)).values(result={"total": 12})
+    )
+    session.execute(update(LogEntry).where(where(campaign_with_rolls, 4)).values(kind="forged"))
+    session.execute(update(LogEntry).where(where(campaign_with_rolls, 5)).values(draws="six"))
+    commit_tampering(session)
+
+    log = client.get(url(campaign_with_rolls, "/log"), headers=gm.headers)
+    assert log.status_code == 200
+    by_seq = {entry["seq"]: entry for entry in log.json()["data"]}
+    assert [seq for seq, entry in by_seq.items() if entry.get("unfit")] == [3, 4, 5]
+    assert by_seq[3]["result"] == {"total": 12} and by_seq[4]["kind"] == "forged"
+    assert by_seq[5]["draws"] == "six"
+    assert "unfit" not in by_seq[2] and by_seq[2]["result"]["total"] >= 1  # typed as before
+
+    roll = client.get(url(campaign_with_rolls, "/rolls/3"), headers=gm.headers)
+    assert roll.status_code == 200 and roll.json()["unfit"] is True
+    assert client.get(url(campaign_with_rolls, "/rolls"), headers=gm.headers).status_code == 200
+
+    stats = client.get(url(campaign_with_rolls, "/stats"), headers=gm.headers)
+    assert stats.status_code == 200
+    left_out = stats.json()["not_compared"]
+    assert [(item["reason"], item["rule"], item["rolls"]) for item in left_out] == [
+        ("unfit", "FAIR-14", 2)
+    ]
+    assert sum(die["dice"] for die in stats.json()["dice"]) == 1 + 1  # seqs 2 and 8 alone
+
+    failure = verify_api(client, gm, campaign_with_rolls)["first_failure"]
+    assert failure["seq"] == 3

@@ -39,11 +39,12 @@ def assert_typed_object(document: dict[str, Any], schema: dict[str, Any], where:
 
 
 def entry_mapping(document: dict[str, Any], schema: dict[str, Any]) -> dict[str, str]:
-    """The kind → schema mapping of an entry view (the visible entries' discriminator)."""
-    (visible,) = [
-        member for member in schema["oneOf"] if "discriminator" in component(document, member)
-    ]
-    return component(document, visible)["discriminator"]["mapping"]
+    """The kind → schema mapping of an entry view (the visible entries' discriminator),
+    whose last resort is an entry served as stored, marked unfit."""
+    (visible,) = [member for member in schema["oneOf"] if "anyOf" in component(document, member)]
+    typed, unfit = component(document, visible)["anyOf"]
+    assert unfit["$ref"].endswith("/UnfitEntryPublic")
+    return component(document, typed)["discriminator"]["mapping"]
 
 
 def entry_view_of(document: dict[str, Any], path: str, method: str, status: str) -> Any:
