@@ -2,6 +2,7 @@
 
 import datetime
 
+import orjson
 import pytest
 import rfc8785
 from hypothesis import given, settings
@@ -132,6 +133,10 @@ def test_FAIR_11_the_decoded_path_answers_for_an_entry_as_the_service_writes_it(
         {"a": 1.0},
         {"a": [1, 2, -0.5]},
         {"a": 1e16},
+        {"a": 1e-7},  # no `.`: its exponent's sign shows it
+        {"a": 5e-324},
+        {"a": 1e300},
+        {"at": "12:00:03.5", "b": 2e-5},  # a `.` inside a string before the float
         {"a": 2**53},
         {"a": -(2**53)},
         {"\U0001f600": 1, "\ue000": 2},
@@ -143,6 +148,15 @@ def test_FAIR_11_the_decoded_path_answers_for_an_entry_as_the_service_writes_it(
 )
 def test_FAIR_11_the_decoded_path_steps_aside_for_what_the_full_walk_decides(value):
     assert decoded_canonical_json(value) is None
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_FAIR_10_orjson_writes_every_float_with_a_dot_or_a_signed_exponent(number):
+    """What the decoded path's float search relies on: orjson's marks, never a bare `E`."""
+    written = orjson.dumps(number)
+    assert b"." in written or b"e+" in written or b"e-" in written
+    assert b"E" not in written
 
 
 @pytest.mark.parametrize(
