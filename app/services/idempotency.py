@@ -19,8 +19,8 @@ from typing import Annotated, Any, TypeVar
 
 import rfc8785
 from fastapi import Depends, Header, Request
-from fastapi.responses import JSONResponse
-from pydantic_core import to_jsonable_python
+from fastapi.responses import JSONResponse, Response
+from pydantic_core import to_json, to_jsonable_python
 from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, update
@@ -86,7 +86,7 @@ def run_idempotent(
     status_code: int,
     work: Callable[[], T],
     present: Callable[[T], Any] | None = None,
-) -> JSONResponse:
+) -> Response:
     """Run `work` (which must not commit) once per key, commit, and answer with its result,
     or with `present(result)`.
 
@@ -119,8 +119,14 @@ def run_idempotent(
         session.rollback()
         raise
     if body is None:
-        body = _answer(done, present)
+        # One pass from the view to JSON bytes: no JSON-ready copy for json.dumps to walk.
+        return json_response(to_json(present(done) if present is not None else done), status_code)
     return JSONResponse(body, status_code=status_code, media_type=media_type)
+
+
+def json_response(body: bytes, status_code: int) -> Response:
+    """An answer whose JSON bytes are already written (pydantic_core.to_json)."""
+    return Response(body, status_code=status_code, media_type="application/json")
 
 
 def _answer(done: T, present: Callable[[T], Any] | None) -> Any:

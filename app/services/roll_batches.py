@@ -24,16 +24,16 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 import anyio
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 from pydantic import BaseModel
-from pydantic_core import to_jsonable_python
+from pydantic_core import to_json
 from sqlmodel import Session
 
 from app.engine.contract import Language
 from app.engine.registry import Registry
 from app.models import User
 from app.services.access import CampaignAccess, get_campaign_access
-from app.services.idempotency import run_idempotent
+from app.services.idempotency import json_response, run_idempotent
 from app.services.log import SealedEntry
 from app.services.rolls import create_roll
 from app.services.views import roll_view
@@ -131,10 +131,10 @@ class RollJob:
 
 
 # A job's answer: its response, or the error its request raises (as the single path would).
-RollAnswer = JSONResponse | Exception
+RollAnswer = Response | Exception
 
 
-def roll_alone(registry: Registry, job: RollJob) -> JSONResponse:
+def roll_alone(registry: Registry, job: RollJob) -> Response:
     """One roll in its own transaction: the lock, the roll, the commit, then its view."""
 
     def work() -> tuple[SealedEntry, CampaignAccess]:
@@ -187,7 +187,7 @@ def _together(registry: Registry, jobs: Sequence[RollJob]) -> list[RollAnswer] |
     for job, (entry, access) in zip(jobs, made, strict=True):
         try:
             view = roll_view(entry, access, registry, job.language)
-            answers.append(JSONResponse(to_jsonable_python(view), status_code=201))
+            answers.append(json_response(to_json(view), 201))
         except Exception as error:
             answers.append(error)
     return answers

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import threading
 import uuid
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 from pydantic import TypeAdapter
 from sqlmodel import Session
 
@@ -128,10 +129,13 @@ def test_FAIR_5_a_batch_seals_each_roll_onto_the_chain_in_arrival_order(
         _job(session, gm.id, campaign["id"], "3d10"),
     ]
     answers = make_rolls(DEFAULT_REGISTRY)(jobs)
-    assert all(isinstance(answer, JSONResponse) for answer in answers)
+    assert all(isinstance(answer, Response) for answer in answers)
     assert [answer.status_code for answer in answers] == [201, 201, 201]  # type: ignore[union-attr]
+    assert [answer.media_type for answer in answers] == ["application/json"] * 3  # type: ignore[union-attr]
+    seqs = [json.loads(answer.body)["seq"] for answer in answers]  # type: ignore[union-attr]
     log = _log(client, campaign, gm.headers)
     assert [entry["seq"] for entry in log] == list(range(1, head + 4))
+    assert seqs == [head + 1, head + 2, head + 3]  # each answer is its own roll's entry
     made = log[head:]
     assert [entry["request"]["notation"] for entry in made] == ["1d6", "2d8", "3d10"]
     assert [entry["actor_id"] for entry in made] == [gm.id, player.id, gm.id]
@@ -151,7 +155,7 @@ def test_a_roll_that_fails_in_a_batch_fails_alone_and_the_others_are_made(
         _job(session, player.id, campaign["id"], "1d4"),
     ]
     answers = make_rolls(DEFAULT_REGISTRY)(jobs)
-    assert isinstance(answers[0], JSONResponse) and isinstance(answers[2], JSONResponse)
+    assert isinstance(answers[0], Response) and isinstance(answers[2], Response)
     assert isinstance(answers[1], ProblemError)
     assert answers[1].status == 404
     log = _log(client, campaign, gm.headers)
