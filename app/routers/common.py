@@ -277,11 +277,11 @@ async def entry_filters(
 ) -> EntryFilters:
     """The audit's filters (issue 21). Async: it runs inline, not in the thread pool. A
     filtered listing leaves out the entries the caller may not see."""
-    if (
-        created_after is not None
-        and created_before is not None
-        and _utc(created_after) >= _utc(created_before)
-    ):
+    if created_after is not None:
+        created_after = _utc(created_after, "created_after")
+    if created_before is not None:
+        created_before = _utc(created_before, "created_before")
+    if created_after is not None and created_before is not None and created_after >= created_before:
         raise Unprocessable("created_after must be earlier than created_before")
     return EntryFilters(
         actor_id=actor_id,
@@ -295,8 +295,15 @@ async def entry_filters(
     )
 
 
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+def _utc(moment: datetime, name: str) -> datetime:
+    """The moment in UTC (naive means UTC), or 422 when UTC has no such date."""
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    try:
+        return aware.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00+01:00 is in year 0 in UTC
+        raise Unprocessable(
+            f"{name} must fall between the years 1 and 9999 in UTC; {moment.isoformat()} does not"
+        ) from None
 
 
 Filters = Annotated[EntryFilters, Depends(entry_filters)]

@@ -141,6 +141,16 @@ def test_time_range_filters_by_created_at(client, gm, make_campaign):
     assert_problem(backwards, 422, "created_after")
     bad = client.get(url(campaign, "/log?created_after=yesterday"), headers=gm.headers)
     assert bad.status_code == 422
+    # A moment UTC has no date for (year 0, year 10000) is refused, not a 500.
+    for name, moment in (
+        ("created_after", "0001-01-01T00:00:00%2B01:00"),
+        ("created_before", "9999-12-31T23:30:00-01:00"),
+    ):
+        for tail in ("/log", "/rolls", "/stats"):
+            refused = client.get(url(campaign, f"{tail}?{name}={moment}"), headers=gm.headers)
+            assert_problem(refused, 422, name)
+    edge = "&created_after=0001-01-01T00:00:00Z&created_before=9999-12-31T23:59:59Z"
+    assert seqs(listed(client, campaign, gm, "/rolls", edge)) == seqs([first, second])
 
 
 def test_FAIR_13_filters_never_list_hidden_entries_to_whoever_may_not_see_them(
