@@ -68,11 +68,12 @@ BIDI_CONTROLS = frozenset(
 )
 
 
-def display_name(value: str | None) -> str | None:
+def display_name(value: Any) -> Any:
     """A name as it is stored: NFC-normalized, with no control or bidirectional-override
-    character."""
-    if value is None:
-        return None
+    character. A validator run before the field's own checks, so that its length is the
+    composed name's (a few characters decompose: U+FB2C is three once composed)."""
+    if not isinstance(value, str):
+        return value  # the field's type refuses it
     value = unicodedata.normalize("NFC", value)
     bad = next((c for c in value if unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS), None)
     if bad is not None:

@@ -18,7 +18,7 @@ GENESIS_HASH = "0" * 64
 class CampaignBase(SQLModel):
     name: str = Field(min_length=1, max_length=120)
 
-    _name = field_validator("name")(display_name)
+    _name = field_validator("name", mode="before")(display_name)
 
 
 class Campaign(CampaignBase, table=True):
@@ -50,7 +50,7 @@ class CampaignUpdate(SQLModel):
     name: str | None = Field(default=None, min_length=1, max_length=120)
     options: dict[str, Any] | None = None
 
-    _name = field_validator("name")(display_name)
+    _name = field_validator("name", mode="before")(display_name)
 
 
 class CampaignMember(SQLModel, table=True):

@@ -18,7 +18,7 @@ CharacterKind = Literal["pc", "npc"]
 class CharacterBase(SQLModel):
     name: str = Field(min_length=1, max_length=100)
 
-    _name = field_validator("name")(display_name)
+    _name = field_validator("name", mode="before")(display_name)
 
 
 class Character(CharacterBase, table=True):
@@ -45,7 +45,7 @@ class CharacterCreate(CharacterBase):
 
 
 class CharacterUpdate(SQLModel):
-    _name = field_validator("name")(display_name)
+    _name = field_validator("name", mode="before")(display_name)
 
     name: str | None = Field(default=None, min_length=1, max_length=100)
     kind: CharacterKind | None = None

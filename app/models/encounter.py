@@ -85,4 +85,4 @@ class EncounterCreate(BaseModel):
     name: str = Field(min_length=1, max_length=120)
     combatants: list[CombatantCreate] = Field(default_factory=list, max_length=50)
 
-    _name = field_validator("name")(display_name)
+    _name = field_validator("name", mode="before")(display_name)

@@ -14,7 +14,7 @@ from app.models.base import display_name, timestamp_field
 class UserBase(SQLModel):
     name: str = Field(min_length=1, max_length=100, description="display name")
 
-    _name = field_validator("name")(display_name)
+    _name = field_validator("name", mode="before")(display_name)
 
 
 class User(UserBase, table=True):

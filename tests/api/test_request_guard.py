@@ -99,6 +99,39 @@ def test_a_name_is_stored_nfc_normalized(client, gm, make_campaign, make_charact
     assert_problem(renamed, 422, "U+202E")
 
 
+def test_a_name_is_as_long_as_it_is_once_composed(client, gm, make_campaign, make_character):
+    """U+FB2C composes (NFC) to three characters: the limit holds for the stored name, so a
+    name within it before composing but past it after is a 422, never a database error."""
+    grows = "\ufb2c" * 50  # 50 characters sent, 150 stored
+    assert_problem(client.post(f"{API}/users", json={"name": grows}), 422, "at most 100")
+    created = client.post(
+        f"{API}/campaigns", json={"name": grows, "system": "vampire"}, headers=gm.headers
+    )
+    assert_problem(created, 422, "at most 120")
+    campaign = make_campaign("vampire")
+    renamed = client.patch(
+        f"{API}/campaigns/{campaign['id']}", json={"name": grows}, headers=gm.headers
+    )
+    assert_problem(renamed, 422, "at most 120")
+    character = make_character(campaign, gm)
+    renamed = client.patch(
+        f"{API}/characters/{character['id']}", json={"name": grows}, headers=gm.headers
+    )
+    assert_problem(renamed, 422, "at most 100")
+    fight = client.post(
+        f"{API}/campaigns/{campaign['id']}/encounters",
+        json={"name": grows, "combatants": [{"character_id": character["id"], "side": "a"}]},
+        headers=gm.headers,
+    )
+    assert_problem(fight, 422, "at most 120")
+    fits = "\ufb2c" * 40  # 120 once composed
+    renamed = client.patch(
+        f"{API}/campaigns/{campaign['id']}", json={"name": fits}, headers=gm.headers
+    )
+    assert renamed.status_code == 200, renamed.text
+    assert len(renamed.json()["name"]) == 120
+
+
 def test_every_response_carries_the_security_headers_and_api_answers_are_not_cached(client):
     created = client.post(f"{API}/users", json={"name": "Mina"})
     assert created.status_code == 201 and "api_key" in created.json()
