@@ -281,9 +281,11 @@ def _check_comparisons(notation: str, text: str) -> None:
         sizes = re.findall(r"d([0-9]+|%|f)", text[: found.start()])
         if digits and sizes:
             size = sizes[-1]
-            faces = range(-1, 2) if size == "f" else range(1, _sides(size) + 1)
+            # The faces run from low to high: compared with their ends, not one by one (a
+            # die of 10^14 sides is refused later, for its size).
+            low, high = (-1, 1) if size == "f" else (1, _sides(size))
             value = int(digits)
-            if faces and all(f <= value if sign == "<" else f >= value for f in faces):
+            if low <= high and (high <= value if sign == "<" else low >= value):
                 reason += f", which matches every face of d{size.upper()}: it would never end"
     elif op:
         strict = "below" if sign == "<" else "above"
