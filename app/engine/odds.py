@@ -39,6 +39,16 @@ class OutcomeOdds(Model):
 # 100d10's 901 of ~100 digits took ~9 ms, 100d100's 9,901 of ~200 digits 4 MB of JSON.
 EXACT_VALUES = 400
 TAIL_LEFT = 2.5e-13
+# ... and while its fractions stay under this many digits: a success count has few values
+# but may have a denominator of thousands of digits (100d1000rr1=1: about 6,300), which no
+# reader wants written out (and Python writes no integer past 4,300 digits).
+EXACT_DIGITS = 1000
+_EXACT_BITS = int(EXACT_DIGITS * math.log2(10))
+
+
+def exact_fits(denominator: int) -> bool:
+    """Whether fractions over this denominator are written exactly (EXACT_DIGITS)."""
+    return denominator.bit_length() <= _EXACT_BITS
 
 
 class ValueOdds(Model):
@@ -48,7 +58,8 @@ class ValueOdds(Model):
         default=None,
         exclude_if=lambda exact: exact is None,
         description=f"the probability as a fraction p/q, present when the distribution has at "
-        f"most {EXACT_VALUES:,} values; beyond, `probability` is within 1e-12 of the exact "
+        f"most {EXACT_VALUES:,} values and its fractions at most {EXACT_DIGITS:,} digits; "
+        f"beyond, `probability` is within 1e-12 of the exact "
         f"value, and the values at either end whose probabilities add up to less than "
         f"{TAIL_LEFT:g} are left out",
     )
@@ -170,6 +181,11 @@ class Odds(Model):
 
 
 def fraction_text(value: Fraction) -> str:
+    if not exact_fits(value.denominator):
+        raise InvalidInput(
+            f"these odds are not computed: their exact fractions would pass {EXACT_DIGITS:,} "
+            "digits; ask for a smaller pool"
+        )
     return f"{value.numerator}/{value.denominator}"
 
 
@@ -209,14 +225,14 @@ def weighted_distribution(
     """`distribution` of integer weights over their common denominator (they sum to it), the
     same answer without a Fraction per value: a 100-dice sum has thousands of values, and a
     Fraction normalized for each, then summed, took most of its odds' time. Past
-    EXACT_VALUES values, the correctly rounded floats alone."""
+    EXACT_VALUES values or EXACT_DIGITS digits, the correctly rounded floats alone."""
     if sum(weights.values()) != denominator:
         raise ValueError(f"{name}: weights sum to {sum(weights.values())}, not {denominator}")
     first = sum(value * w for value, w in weights.items())
     second = sum(value * value * w for value, w in weights.items())
     variance = Fraction(second * denominator - first * first, denominator * denominator)
     mean = float(Fraction(first, denominator))
-    if sum(1 for w in weights.values() if w) > EXACT_VALUES:
+    if sum(1 for w in weights.values() if w) > EXACT_VALUES or not exact_fits(denominator):
         ordered = sorted(value for value, w in weights.items() if w)
         # w / denominator is correctly rounded, as float(Fraction) is.
         rounded = [weights[value] / denominator for value in ordered]

@@ -32,6 +32,27 @@ def test_generic_dice_odds_are_exact_and_ranked_by_total(client, make_campaign, 
     assert sum(total.values()) == 1
 
 
+def test_odds_whose_fractions_would_pass_their_digits_are_floats_and_every_page_answers(
+    client, make_campaign, gm
+):
+    """A success count has few values but its denominator may run to thousands of digits
+    (rerolls: 1000^2100 here): beyond EXACT_DIGITS the odds are floats, and the pages that
+    read them (luck, statistics) answer instead of failing (found fuzzing the live API)."""
+    campaign = make_campaign()
+    body = {"kind": "dice", "notation": "99d999rr100=20"}
+    answer = _odds(client, campaign, gm, body)
+    values = answer["odds"]["distributions"][0]["values"]
+    assert values and all("exact" not in item for item in values)
+    assert abs(sum(item["probability"] for item in values) - 1) <= 1e-12
+    entry = rolled(client, campaign, gm, body)
+    lucky = client.get(url(campaign, f"/rolls/{entry['seq']}?with_odds=true"), headers=gm.headers)
+    assert lucky.status_code == 200 and 0 <= lucky.json()["luck"]["percentile"] <= 100
+    listed = client.get(url(campaign, "/log?with_odds=true"), headers=gm.headers)
+    assert listed.status_code == 200
+    stats = client.get(url(campaign, "/stats"), headers=gm.headers)
+    assert stats.status_code == 200 and stats.json()["rolls"] == 1
+
+
 def test_a_dice_roll_shows_its_luck_by_its_total_when_asked(client, make_campaign, gm, forced_dice):
     campaign = make_campaign()
     forced_dice.push(6, 6, 6)

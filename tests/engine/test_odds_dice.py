@@ -23,6 +23,7 @@ from app.engine.dicenotation.sums import Dist, LikeDice
 from app.engine.dicenotation.sums import exact as exact_weights
 from app.engine.errors import InvalidInput
 from app.engine.odds import (
+    EXACT_DIGITS,
     EXACT_VALUES,
     TAIL_LEFT,
     DistributionOdds,
@@ -220,6 +221,19 @@ def test_dice_at_2_odds_read_double_bang_as_two_explosions():
     with pytest.raises(InvalidInput, match="follows an explosion"):
         v2.kind.odds(request, v2.version)
     assert sum(exact(odds_of("3d6!!"), "total").values()) == 1
+
+
+def test_a_distribution_is_exact_up_to_its_digits_then_floats():
+    """EXACT_DIGITS: fractions past it are not written (Python writes no integer past 4,300
+    digits); the floats are the correctly rounded ones."""
+    for digits, written in ((EXACT_DIGITS - 1, True), (EXACT_DIGITS + 1, False)):
+        denominator = 2 * 10**digits
+        found = weighted_distribution(
+            "total", {0: denominator // 2, 1: denominator // 2}, denominator
+        )
+        assert [v.probability for v in found.values] == [0.5, 0.5]
+        assert [v.exact for v in found.values] == (["1/2", "1/2"] if written else [None, None])
+        assert found.mean == 0.5
 
 
 def exact_sum(count: int, sides: int, offset: int = 0) -> dict[int, Fraction]:
