@@ -25,7 +25,7 @@ from tests.api.helpers import (
     rolled,
     sheet_of,
 )
-from tests.conftest import assert_problem
+from tests.conftest import API, assert_problem
 
 table = combat_table
 BROKEN = {"states": PHYSICAL, "broken": True, "broken_track": "physical"}
@@ -206,6 +206,28 @@ def test_FAB102_corrected_light_dark_hinders_every_sight_roll(
     assert entry["result"]["malus"] == -2
     (effect_,) = sheet_of(client, gm, thug)["active_effects"]
     assert effect_["skills"] == {"observation": -2, "tir": -2}
+
+
+def test_FAB102_an_active_effect_gives_at_most_ten_dice_either_way(client, table, gm, player):
+    """Unbounded, an effect of 200,000 dice made a pool whose odds ran for hours (found
+    fuzzing the live API): an edit keeps each within ±10, as all_rolls is."""
+    thug = table.thug
+    for dice in (11, -11, 200_000):
+        for part in ("skills", "attributes"):
+            effect_ = {
+                "source": "barrier",
+                part: {"combat" if part == "skills" else "physique": dice},
+            }
+            refused = client.patch(
+                f"{API}/characters/{thug['id']}",
+                json={"sheet": {"active_effects": [effect_]}},
+                headers=gm.headers,
+            )
+            assert_problem(refused, 422, "FAB-102")
+    kept = gm_patch(
+        client, gm, thug, {"active_effects": [{"source": "barrier", "skills": {"combat": 10}}]}
+    )
+    assert kept["active_effects"][0]["skills"] == {"combat": 10}
 
 
 def test_FAB102_corrected_invisibility_hinders_a_grapple(client, table, gm, player, forced_dice):

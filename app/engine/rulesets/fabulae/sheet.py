@@ -8,6 +8,7 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import (
     AfterValidator,
     Field,
+    JsonValue,
     ValidationInfo,
     WithJsonSchema,
     field_validator,
@@ -284,6 +285,14 @@ class Sequela(StrictModel):
         return self
 
 
+EFFECT_DICE_LIMIT = 10  # as all_rolls and attacks_against: FAB-102's modifiers are ±1 to ±3
+_EFFECT_DICE: dict[str, JsonValue] = {
+    "type": "integer",
+    "minimum": -EFFECT_DICE_LIMIT,
+    "maximum": EFFECT_DICE_LIMIT,
+}
+
+
 class ActiveEffect(StrictModel):
     """FAB-102: a power's numeric effect on its bearer, until the GM ends it or the scene ends."""
 
@@ -303,8 +312,18 @@ class ActiveEffect(StrictModel):
         default=0, ge=-10, le=10, description="dice to Combat and Tir attacks on the bearer"
     )
     all_rolls: int = Field(default=0, ge=-10, le=10, description="dice to every action roll")
-    skills: dict[str, int] = Field(default_factory=dict, max_length=12)
-    attributes: dict[str, int] = Field(default_factory=dict, max_length=4)
+    skills: dict[str, int] = Field(
+        default_factory=dict,
+        max_length=12,
+        description="dice to these skills' rolls",
+        json_schema_extra={"additionalProperties": _EFFECT_DICE},
+    )
+    attributes: dict[str, int] = Field(
+        default_factory=dict,
+        max_length=4,
+        description="dice to these attributes' rolls",
+        json_schema_extra={"additionalProperties": _EFFECT_DICE},
+    )
     melee_damage: int = Field(default=0, ge=-5, le=5)
     net_damage: int = Field(default=0, ge=-5, le=5)
     note: str = Field(default="", max_length=200)
@@ -314,6 +333,22 @@ class ActiveEffect(StrictModel):
     def _a_power_when_edited(cls, value: str, info: ValidationInfo) -> str:
         if editing(info):
             return _known_power(value)
+        return value
+
+    @field_validator("skills", "attributes")
+    @classmethod
+    def _dice_within_bounds_when_edited(
+        cls, value: dict[str, int], info: ValidationInfo
+    ) -> dict[str, int]:
+        # Checked on edits, as `source` is: a pool of 200,000 dice made odds run for hours.
+        limit = EFFECT_DICE_LIMIT
+        if editing(info):
+            for name, dice in value.items():
+                if not -limit <= dice <= limit:
+                    raise ValueError(
+                        f"an active effect gives {name} between -{limit} and {limit} dice, "
+                        f"not {dice} (FAB-102)"
+                    )
         return value
 
 
