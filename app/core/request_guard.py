@@ -1,6 +1,6 @@
 """Refuse, before any handler runs, what no handler should see: a body past the size limit
 (413, counted while it is read), JSON nested past the depth limit, and NUL characters in
-JSON strings or the query string (PostgreSQL text and JSONB cannot store them)."""
+JSON strings, the query string or the path (PostgreSQL text and JSONB cannot store them)."""
 
 from __future__ import annotations
 
@@ -72,6 +72,10 @@ class RequestGuardMiddleware:
                 422,
                 "query parameters must not contain the NUL character (%00)",
             )
+            return
+        if "\x00" in scope.get("path", ""):  # decoded: %00 in the URL (an invitation code)
+            detail = "the path must not contain the NUL character (%00)"
+            await self._refuse(scope, receive, send, 422, detail)
             return
         if scope["method"] in ("GET", "HEAD", "OPTIONS"):
             await self.app(scope, receive, send)

@@ -1,6 +1,7 @@
 """The guard in front of the API (issue 16): bodies past the size limit are refused while
 they are read (413), JSON nested past the depth limit and NUL characters in the query string
-are refused (422) before any handler or parser recurses into them, and nothing is logged."""
+or the path are refused (422) before any handler or parser recurses into them, and nothing
+is logged."""
 
 from __future__ import annotations
 
@@ -72,6 +73,21 @@ def test_nul_in_the_query_string_is_422(client, gm, make_campaign, path):
 )
 def test_json_depth_is_read_from_the_bytes(text, limit, exceeds):
     assert json_depth_exceeds(text, limit) is exceeds
+
+
+def test_nul_in_the_path_is_422(client, gm, player, make_campaign):
+    """An invitation's code is free text in the path, read from the database: a NUL there
+    was a 500 (found fuzzing the live API)."""
+    invitation = client.post(f"{API}/invitations/a%00b/accept", headers=player.headers)
+    assert_problem(invitation, 422, "NUL")
+    campaign = make_campaign("vampire")
+    roll = client.post(
+        f"{API}/campaigns/{campaign['id']}%00/rolls",
+        json={"kind": "dice", "notation": "1d6"},
+        headers=gm.headers,
+    )
+    assert_problem(roll, 422, "NUL")
+    assert last_seq(client, campaign, gm) == 1  # nothing rolled: only its epoch is logged
 
 
 @pytest.mark.parametrize(
