@@ -72,6 +72,11 @@ def display_name(value: Any) -> Any:
     """A name as it is stored: NFC-normalized, with no control or bidirectional-override
     character. A validator run before the field's own checks, so that its length is the
     composed name's (a few characters decompose: U+FB2C is three once composed)."""
+    if isinstance(value, bytes | bytearray):  # what the field would read as text
+        try:
+            value = bytes(value).decode()
+        except UnicodeDecodeError:
+            return value  # the field's type refuses it
     if not isinstance(value, str):
         return value  # the field's type refuses it
     value = unicodedata.normalize("NFC", value)

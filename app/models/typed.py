@@ -337,8 +337,9 @@ def _shown(members: list[Any]) -> Any:
     stored entry that fits none of its kind's schema (changed outside the service) is
     served as stored, marked unfit, rather than failing the whole response."""
     visible: Any = first_fitting(_union(members, "kind"), UnfitEntryPublic)
+    redacted: Any = first_fitting(RedactedEntryPublic, UnfitEntryPublic)
     return Annotated[
-        Union[Annotated[visible, Tag("full")], Annotated[RedactedEntryPublic, Tag("redacted")]],  # noqa: UP007
+        Union[Annotated[visible, Tag("full")], Annotated[redacted, Tag("redacted")]],  # noqa: UP007
         Discriminator(_entry_tag),
     ]
 

@@ -31,6 +31,7 @@ from app.engine.registry import Registry, Rules
 from app.models import LogEntry
 from app.services.access import CampaignAccess
 from app.services.log import EntryFilters
+from app.services.views import stored_dice
 
 _log = LogEntry.__table__  # type: ignore[attr-defined]
 _COLUMNS = [
@@ -85,6 +86,7 @@ class _Row:
     result: dict[str, Any]
     draws: list[dict[str, int]]
     readable: bool  # whether the caller reads every value its odds would use (FAIR-18)
+    request_key: str | None = None  # its request's JSON, keyed on once written (_Odds)
 
 
 @dataclass
@@ -215,6 +217,7 @@ class _Odds:
     def __init__(self, registry: Registry) -> None:
         self._registry = registry
         self._odds: dict[tuple[str, str], _Known | None] = {}
+        self._fits: dict[tuple[str, str], bool] = {}
         self._rules: dict[tuple[str, str | None], Rules | None] = {}
 
     def rules(self, row: _Row) -> Rules | None:
@@ -229,11 +232,32 @@ class _Odds:
                 self._rules[key] = None
         return self._rules[key]
 
+    def request_fits(self, rules: Rules, row: _Row) -> bool:
+        """Whether the row's request fits its kind (as GET /log would type it), once per
+        distinct request."""
+        key = self._key(rules, row)
+        fits = self._fits.get(key)
+        if fits is None:
+            try:
+                rules.kind.parse_request(row.request)
+                fits = True
+            except ValidationError:
+                fits = False
+            except EngineError:
+                fits = True  # the rules' own refusal: counted as before
+            self._fits[key] = fits
+        return fits
+
+    def _key(self, rules: Rules, row: _Row) -> tuple[str, str]:
+        if row.request_key is None:
+            row.request_key = json.dumps(row.request, sort_keys=True)
+        return (rules.rules_id + "/" + rules.kind.name, row.request_key)
+
     def of(self, rules: Rules, row: _Row) -> _Known | None:
         kind = rules.kind
         if kind.odds is None:
             return None
-        key = (rules.rules_id + "/" + kind.name, json.dumps(row.request, sort_keys=True))
+        key = self._key(rules, row)
         if key not in self._odds:
             try:
                 odds = kind.odds(kind.parse_request(row.request), rules.version)
@@ -303,7 +327,7 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
         total += 1
         tally = kinds.setdefault(row.kind, _KindTally())
         tally.rolls += 1
-        dice = _stored_dice(row)
+        dice = stored_dice(row.draws)
         fits = dice is not None and isinstance(row.result, dict) and isinstance(row.request, dict)
         rules, result = None, None
         if fits and row.readable and row.result.get("awaiting") is None:
@@ -311,6 +335,7 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
             if rules is not None:
                 try:
                     result = rules.kind.parse_result(row.result)
+                    fits = odds.request_fits(rules, row)
                 except ValidationError:
                     fits = False
                 except EngineError:
@@ -375,19 +400,6 @@ def _summarize(rows: Iterable[_Row], odds: _Odds) -> dict[str, Any]:
         "kinds": [_kind_view(name, tally) for name, tally in sorted(kinds.items())],
         "dice": [_dice_view(sides, counts) for sides, counts in sorted(faces.items())],
     }
-
-
-def _stored_dice(row: _Row) -> list[tuple[int, int]] | None:
-    """The (sides, face) of each die the entry drew, or None when its draws are not the
-    list of dice the service writes (changed outside the service)."""
-    try:
-        dice = [(draw["sides"], draw["face"]) for draw in row.draws]
-    except (TypeError, KeyError):
-        return None
-    for sides, face in dice:
-        if type(sides) is not int or type(face) is not int or sides < 1:
-            return None
-    return dice
 
 
 def _not_compared(hidden: int, awaiting: int, unfit: int) -> list[dict[str, Any]]:

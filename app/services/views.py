@@ -12,6 +12,7 @@ from sqlmodel import Session, col, select
 from app.engine.audit import redact
 from app.engine.canonical import canonical_json
 from app.engine.contract import FollowUpRecord, Language, Settling
+from app.engine.dicenotation.grammar import MAX_SIDES
 from app.engine.errors import EngineError
 from app.engine.hidden import has_commitment, open_commitments
 from app.engine.registry import Registry
@@ -110,6 +111,30 @@ def describe(
     return summary, {"code": outcome.code, "label": label.text(language) if label else outcome.code}
 
 
+def stored_dice(draws: Any) -> list[tuple[int, int]] | None:
+    """The (sides, face) of each die an entry drew, or None when its draws are not the list
+    of dice the service writes (the entry was changed outside the service)."""
+    try:
+        dice = [(draw["sides"], draw["face"]) for draw in draws]
+    except (TypeError, KeyError):
+        return None
+    for sides, face in dice:
+        if type(sides) is not int or type(face) is not int or not 1 <= sides <= MAX_SIDES:
+            return None
+    return dice
+
+
+def as_written(entry: dict[str, Any]) -> bool:
+    """Whether a stored entry has the shape the service writes (objects, lists, dice), so
+    that its words can be derived; one changed outside the service is shown as stored."""
+    return (
+        isinstance(entry.get("request"), dict)
+        and isinstance(entry.get("result"), dict)
+        and isinstance(entry.get("effects"), list)
+        and stored_dice(entry.get("draws")) is not None
+    )
+
+
 def public_view(
     entry: Entry, access: CampaignAccess, registry: Registry, language: Language
 ) -> dict[str, Any]:
@@ -118,6 +143,10 @@ def public_view(
     full = entry.as_entry()
     if not can_see(entry, access):
         return redact(full)  # exactly FAIR-13's fields: not even a summary
+    if not as_written(full):  # changed outside the service: served as stored, marked unfit
+        full.setdefault("follows", None)
+        full.update(follow_ups=[], triggered=[], summary=str(full.get("kind")), outcome=None)
+        return full
     disclosures = entry.value_disclosures()
     opened = open_commitments(full, disclosures, canonical_json) if disclosures else full
     # FAIR-18: whoever may see the committed values reads them in place (the export keeps
@@ -204,6 +233,9 @@ def annotate_follow_ups(
     nested = _follow_up_rows(session, access, [row.seq for row in direct])
     # FAIR-21: a ruling the caller may not see (the GM's, on a Talisman) leaves the status
     # the caller can see, or none: its verdict would tell what the visibility hides.
+    # Follow-ups changed outside the service are left out: each is shown unfit on its own.
+    direct = [row for row in direct if isinstance(row.result, dict)]
+    nested = [row for row in nested if isinstance(row.result, dict)]
     latest_status = {
         row.follows: row.result.get("status") for row in nested if can_see(row, access)
     }
@@ -264,7 +296,12 @@ def final_of(
     except EngineError:
         return None
     settle = rules.kind.settle
-    settled = settle(follow_ups) if settle is not None else None
+    try:
+        settled = settle(follow_ups) if settle is not None else None
+    except (EngineError, ValidationError, KeyError, TypeError, ValueError) as exc:
+        # A follow-up changed outside the service (a ruling without its tier): no verdict.
+        logger.warning("no final standing for entry %s: %r", view.get("seq"), exc)
+        return None
     if settled is None:
         return None
     label = rules.ruleset.labels.get(settled.outcome.group, {}).get(settled.outcome.code)

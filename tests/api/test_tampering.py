@@ -311,3 +311,41 @@ def test_FAIR_14_entries_changed_out_of_shape_are_served_as_stored_and_marked_un
 
     failure = verify_api(client, gm, campaign_with_rolls)["first_failure"]
     assert failure["seq"] == 3
+
+
+def test_FAIR_14_entries_changed_into_other_json_types_are_served_as_stored(
+    session, client, gm, player, make_campaign
+):
+    """A result turned into a number, a request into a list, a visibility no rule knows,
+    a die of 2^32 sides: every page answers, the members' included, and the statistics
+    leave those entries out without sizing a count per face."""
+    campaign = make_campaign(players=(player,))
+    for notation in ("1d6", "2d6", "3d6", "1d20"):
+        response = client.post(
+            url(campaign, "/rolls"), json={"kind": "dice", "notation": notation}, headers=gm.headers
+        )
+        assert response.status_code == 201
+    lift_append_only_trigger(session)
+    session.execute(update(LogEntry).where(where(campaign, 1)).values(request=[1]))
+    session.execute(update(LogEntry).where(where(campaign, 2)).values(result=12))
+    session.execute(update(LogEntry).where(where(campaign, 3)).values(visibility="hidden"))
+    huge = [{"sides": 2**32, "face": 1}]
+    session.execute(update(LogEntry).where(where(campaign, 4)).values(draws=huge))
+    commit_tampering(session)
+    for caller in (gm, player):
+        listed = client.get(url(campaign, "/log"), headers=caller.headers)
+        assert listed.status_code == 200, listed.text
+        by_seq = {entry["seq"]: entry for entry in listed.json()["data"]}
+        assert all(by_seq[seq].get("unfit") for seq in (1, 2, 3)), by_seq
+        assert by_seq[2]["result"] == 12 and by_seq[1]["request"] == [1]
+        assert "unfit" not in by_seq[5]
+        for seq in (2, 3, 4):
+            one = client.get(url(campaign, f"/rolls/{seq}"), headers=caller.headers)
+            assert one.status_code == 200, one.text
+    assert by_seq[3]["redacted"] is True  # the player's view: redacted, as stored
+    stats = client.get(url(campaign, "/stats"), headers=gm.headers)
+    assert stats.status_code == 200, stats.text
+    assert [(item["reason"], item["rolls"]) for item in stats.json()["not_compared"]] == [
+        ("unfit", 2)  # seqs 2 and 4; seq 3 is read by the GM as it stands
+    ]
+    assert [die["sides"] for die in stats.json()["dice"]] == [6, 20]

@@ -499,3 +499,34 @@ def test_JDR_24_a_new_session_after_a_night_of_prayer_also_recharges(
     followed(client, dracula, gm, "jdr.talisman_ruling", invoked["seq"], sincere=True)
     session = new_session(client, dracula, gm, night=True, facts=[facts(mihail, recollected=True)])
     assert ("talisman", "ready") in [(e["field"], e["after"]) for e in session["effects"]]
+
+
+def test_FAIR_14_a_ruling_changed_in_the_database_leaves_its_action_without_a_verdict(
+    session, client, gm, player, dracula, mihail, forced_dice
+):
+    """A ruling whose result lost its tier (changed outside the service) does not fail the
+    page of the action it settles: the action shows no final standing, the ruling unfit."""
+    from sqlalchemy import update
+
+    from app.models import LogEntry
+    from tests.api.test_tampering import commit_tampering, lift_append_only_trigger, where
+
+    new_session(client, dracula, gm)
+    action = partial_supernatural(client, dracula, player, mihail, forced_dice)
+    invoked = followed(client, dracula, player, "jdr.talisman", action["seq"], words=MIHAIL_WORDS)
+    ruling = followed(client, dracula, gm, "jdr.talisman_ruling", invoked["seq"], sincere=True)
+    lift_append_only_trigger(session)
+    session.execute(
+        update(LogEntry).where(where(dracula, ruling["seq"])).values(result={"total": 12})
+    )
+    session.execute(update(LogEntry).where(where(dracula, invoked["seq"])).values(result=7))
+    commit_tampering(session)
+    for caller in (gm, player):
+        listed = client.get(
+            f"{API}/campaigns/{dracula['id']}/log?limit=200", headers=caller.headers
+        )
+        assert listed.status_code == 200, listed.text
+        by_seq = {entry["seq"]: entry for entry in listed.json()["data"]}
+        assert by_seq[ruling["seq"]]["unfit"] is True and by_seq[invoked["seq"]]["unfit"] is True
+        assert by_seq[action["seq"]].get("final") is None
+        assert by_seq[action["seq"]]["follow_ups"] == []
