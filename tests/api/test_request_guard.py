@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import ValidationError
 from sqlalchemy.exc import OperationalError
 
 from app.core.request_guard import json_depth_exceeds
 from app.core.settings import get_settings
+from app.models.user import UserBase
 from tests.api.helpers import last_seq
 from tests.conftest import API, assert_problem
 
@@ -140,6 +142,10 @@ def test_a_name_is_as_long_as_it_is_once_composed(client, gm, make_campaign, mak
         headers=gm.headers,
     )
     assert_problem(fight, 422, "at most 120")
+    # Text sent as bytes by a Python caller is read, normalized and checked the same way.
+    assert UserBase.model_validate({"name": "Ame\u0301lie".encode()}).name == "Am\u00e9lie"
+    with pytest.raises(ValidationError, match="U\\+202E"):
+        UserBase.model_validate({"name": "\u202eevil".encode()})
     fits = "\ufb2c" * 40  # 120 once composed
     renamed = client.patch(
         f"{API}/campaigns/{campaign['id']}", json={"name": fits}, headers=gm.headers
