@@ -238,6 +238,9 @@ class _Odds:
         key = self._key(rules, row)
         fits = self._fits.get(key)
         if fits is None:
+            if rules.kind.odds is not None:
+                self.of(rules, row)  # parses the request once for both
+                return self._fits[key]
             try:
                 rules.kind.parse_request(row.request)
                 fits = True
@@ -260,7 +263,16 @@ class _Odds:
         key = self._key(rules, row)
         if key not in self._odds:
             try:
-                odds = kind.odds(kind.parse_request(row.request), rules.version)
+                request = kind.parse_request(row.request)
+            except ValidationError:
+                self._fits[key], self._odds[key] = False, None
+                return None
+            except EngineError:
+                self._fits[key], self._odds[key] = True, None
+                return None
+            self._fits[key] = True
+            try:
+                odds = kind.odds(request, rules.version)
                 codes = tuple(item.code for item in odds.outcomes)
                 self._odds[key] = _Known(
                     order=codes,
