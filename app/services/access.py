@@ -79,17 +79,19 @@ class MemberAccess(Generic[CampaignT]):
     epoch: CurrentEpoch | None = None
     # The request's session, to read on demand what only some requests need.
     session: Session | None = field(default=None, repr=False, compare=False)
-    _disclosed: set[int] | None = field(default=None, repr=False, compare=False)
+    # What disclosed() read, or was given by a reader of the same moment (the feed's room
+    # reads it once for all its viewers).
+    disclosed_seqs: set[int] | None = field(default=None, repr=False, compare=False)
 
     def disclosed(self) -> set[int]:
         """FAIR-19: seqs of the hidden entries the GM disclosed to every member, read once
         and only when a hidden entry is shown to someone its visibility excludes."""
-        if self._disclosed is None:
+        if self.disclosed_seqs is None:
             if self.session is None:
                 raise RuntimeError("this access was made without a session")
             rows = self.session.execute(_DISCLOSED, {"campaign_id": self.campaign.id})
-            self._disclosed = {row[0] for row in rows}
-        return self._disclosed
+            self.disclosed_seqs = {row[0] for row in rows}
+        return self.disclosed_seqs
 
     @property
     def is_gm(self) -> bool:

@@ -4,6 +4,8 @@ one-line summary and the outcome's label in the caller's language."""
 from __future__ import annotations
 
 import logging
+import uuid
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -67,7 +69,7 @@ def export_view(entry: Entry, access: CampaignAccess) -> dict[str, Any]:
     return full
 
 
-def _may_open(entry: Entry, access: CampaignAccess) -> bool:
+def may_open(entry: Entry, access: CampaignAccess) -> bool:
     """FAIR-18: the values committed in an entry are the GM's (NPC sheets) until disclosed."""
     return entry.value_disclosures() is not None and (
         access.is_gm or entry.seq in access.disclosed()
@@ -75,7 +77,7 @@ def _may_open(entry: Entry, access: CampaignAccess) -> bool:
 
 
 def _attach_disclosures(view: dict[str, Any], entry: Entry, access: CampaignAccess) -> None:
-    if _may_open(entry, access):
+    if may_open(entry, access):
         view["disclosures"] = entry.value_disclosures()
 
 
@@ -151,7 +153,7 @@ def public_view(
     opened = open_commitments(full, disclosures, canonical_json) if disclosures else full
     # FAIR-18: whoever may see the committed values reads them in place (the export keeps
     # the hashed form); the others read the commitments.
-    view = opened if _may_open(entry, access) else full
+    view = opened if may_open(entry, access) else full
     view.update(entry.key_attachment())
     _attach_disclosures(view, entry, access)
     view.setdefault("follows", None)
@@ -211,12 +213,49 @@ def roll_view(
     return view
 
 
+@dataclass(frozen=True)
+class FollowUps:
+    """The follow-ups of some entries and which of them the GM holds, read once: each
+    member's views take from them what that member may see (FAIR-21)."""
+
+    direct: list[LogEntry]  # the entries that follow one of them
+    nested: list[LogEntry]  # the entries that follow one of those
+    held: set[int]  # those of them whose effects the GM holds
+
+    def sight(self, access: CampaignAccess) -> tuple[bool, ...]:
+        """Which follow-ups this member may see: members who see the same ones read the
+        same annotations."""
+        return tuple(can_see(row, access) for row in (*self.direct, *self.nested))
+
+
+def read_follow_ups(session: Session, campaign_id: uuid.UUID, seqs: list[int]) -> FollowUps:
+    """The follow-ups of the entries `seqs` of a campaign, for annotate_follow_ups."""
+    direct = _follow_up_rows(session, campaign_id, seqs)
+    nested = _follow_up_rows(session, campaign_id, [row.seq for row in direct])
+    held = set(
+        session.exec(
+            select(HeldEffects.seq).where(
+                col(HeldEffects.campaign_id) == campaign_id,
+                col(HeldEffects.seq).in_(seqs),
+                col(HeldEffects.applied_seq).is_(None),
+            )
+        ).all()
+    )
+    # Follow-ups changed outside the service are left out: each is shown unfit on its own.
+    return FollowUps(
+        [row for row in direct if isinstance(row.result, dict)],
+        [row for row in nested if isinstance(row.result, dict)],
+        held,
+    )
+
+
 def annotate_follow_ups(
     session: Session,
     access: CampaignAccess,
     views: list[dict[str, Any]],
     registry: Registry,
     language: Language,
+    follow_ups: FollowUps | None = None,
 ) -> list[dict[str, Any]]:
     """Add to each visible entry the follow-ups it received and where each stands, where
     the entry itself finally stands (`final`), and whether the GM holds its effects
@@ -224,18 +263,17 @@ def annotate_follow_ups(
 
     Derived for the API only (never hashed, never exported): a Talisman invocation shows
     `pending` until the GM's ruling follows it, then the ruling's status; an action shows
-    the tier its Talisman, Effleurement or Joker settled it on.
+    the tier its Talisman, Effleurement or Joker settled it on. `follow_ups`, when given,
+    were read for (at least) these entries; otherwise they are read here.
     """
     seqs = [view["seq"] for view in views if not view.get("redacted")]
     if not seqs:
         return views
-    direct = _follow_up_rows(session, access, seqs)
-    nested = _follow_up_rows(session, access, [row.seq for row in direct])
+    if follow_ups is None:
+        follow_ups = read_follow_ups(session, access.campaign.id, seqs)
+    direct, nested = follow_ups.direct, follow_ups.nested
     # FAIR-21: a ruling the caller may not see (the GM's, on a Talisman) leaves the status
     # the caller can see, or none: its verdict would tell what the visibility hides.
-    # Follow-ups changed outside the service are left out: each is shown unfit on its own.
-    direct = [row for row in direct if isinstance(row.result, dict)]
-    nested = [row for row in nested if isinstance(row.result, dict)]
     latest_status = {
         row.follows: row.result.get("status") for row in nested if can_see(row, access)
     }
@@ -265,19 +303,10 @@ def annotate_follow_ups(
             item["status"] = latest_status.get(row.seq) or row.result.get("status")
         assert row.follows is not None
         by_parent.setdefault(row.follows, []).append(item)
-    held = set(
-        session.exec(
-            select(HeldEffects.seq).where(
-                col(HeldEffects.campaign_id) == access.campaign.id,
-                col(HeldEffects.seq).in_(seqs),
-                col(HeldEffects.applied_seq).is_(None),
-            )
-        ).all()
-    )
     for view in views:
         if not view.get("redacted"):
             view["follow_ups"] = by_parent.get(view["seq"], [])
-            view["effects_held"] = view["seq"] in held
+            view["effects_held"] = view["seq"] in follow_ups.held
             final = final_of(view, settling.get(view["seq"], []), registry, language)
             if final is not None:
                 view["final"] = final
@@ -309,13 +338,13 @@ def final_of(
     return {"code": settled.outcome.code, "label": text, "by": settled.by}
 
 
-def _follow_up_rows(session: Session, access: CampaignAccess, seqs: list[int]) -> list[LogEntry]:
+def _follow_up_rows(session: Session, campaign_id: uuid.UUID, seqs: list[int]) -> list[LogEntry]:
     if not seqs:
         return []
     return list(
         session.exec(
             select(LogEntry)
-            .where(col(LogEntry.campaign_id) == access.campaign.id, col(LogEntry.follows).in_(seqs))
+            .where(col(LogEntry.campaign_id) == campaign_id, col(LogEntry.follows).in_(seqs))
             .order_by(col(LogEntry.seq))
         ).all()
     )

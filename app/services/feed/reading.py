@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import uuid
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +22,14 @@ from app.models.typed import api_models
 from app.services import encounters as encounter_service
 from app.services.access import CampaignAccess, MemberAccess, readable_access
 from app.services.roll_requests import get_request
-from app.services.views import annotate_follow_ups, public_view
+from app.services.views import (
+    FollowUps,
+    annotate_follow_ups,
+    can_see,
+    may_open,
+    public_view,
+    read_follow_ups,
+)
 
 PAGE = 200
 ROOM_READ = 2000  # a room far behind catches up over several reads
@@ -72,11 +79,15 @@ def _json(value: Any) -> str:
 
 
 def _entry_events(
-    session: Session, access: CampaignAccess, viewer: Viewer, rows: list[LogEntry]
+    session: Session,
+    access: CampaignAccess,
+    viewer: Viewer,
+    rows: list[LogEntry],
+    follow_ups: FollowUps | None = None,
 ) -> list[Event]:
     """The entries exactly as GET /log shows them to this viewer (FAIR-13 redaction)."""
     views = [public_view(row, access, viewer.registry, viewer.language) for row in rows]
-    annotate_follow_ups(session, access, views, viewer.registry, viewer.language)
+    annotate_follow_ups(session, access, views, viewer.registry, viewer.language, follow_ups)
     adapter = _entry_adapter(viewer.registry)
     return [
         Event(
@@ -88,6 +99,17 @@ def _entry_events(
         )
         for view in views
     ]
+
+
+def _sight(access: CampaignAccess, rows: list[LogEntry], follow_ups: FollowUps) -> Hashable:
+    """What decides how this member sees these entries: which of them and of their
+    follow-ups they may see (FAIR-13, FAIR-21) and whose committed values they may open
+    (FAIR-18). public_view and annotate_follow_ups read nothing else of the member, so
+    members of one sight are shown the same events, rendered once."""
+    return (
+        tuple((can_see(row, access), may_open(row, access)) for row in rows),
+        follow_ups.sight(access),
+    )
 
 
 def _rows_after(session: Session, campaign_id: uuid.UUID, after_seq: int) -> list[LogEntry]:
@@ -129,48 +151,78 @@ def read_room(
 ) -> Batch:
     """Everything new in a campaign since `after_seq`, once, then as each viewer sees it;
     members are read again when they changed or on the periodic recheck."""
-    viewers = list(viewers)
     with Session(read_only_engine(), expire_on_commit=False) as session:
-        campaign = session.get(Campaign, campaign_id)
-        if campaign is None:
-            return Batch(after_seq, ended={v.user.id: "the campaign is gone" for v, _ in viewers})
-        roles = {viewer.user.id: role for viewer, role in viewers}
-        batch = Batch(after_seq)
-        if recheck or "members" in topics:
-            found = dict(
-                session.exec(
-                    select(CampaignMember.user_id, CampaignMember.role).where(
-                        col(CampaignMember.campaign_id) == campaign_id,
-                        col(CampaignMember.user_id).in_(list(roles)),
-                    )
-                ).all()
-            )
-            for user_id in roles:
-                role = found.get(user_id)
-                if role is None:
-                    batch.ended[user_id] = "you are no longer a member of this campaign"
-                elif campaign.deleted_at is not None and role != "gm":
-                    batch.ended[user_id] = "the campaign was deleted"
-                else:
-                    roles[user_id] = role
-            batch.roles = {k: v for k, v in roles.items() if k not in batch.ended}
-        rows: list[LogEntry] = []
-        while len(rows) < ROOM_READ:
-            page = _rows_after(session, campaign_id, rows[-1].seq if rows else after_seq)
-            rows += page
-            batch.more = len(page) == PAGE
-            if not batch.more:
-                break
-        if rows:
-            batch.head = rows[-1].seq
-        for viewer, _ in viewers:
-            if viewer.user.id in batch.ended or viewer.key in batch.events:
-                continue
-            access = MemberAccess(campaign, viewer.user, roles[viewer.user.id], session=session)
-            events = _entry_events(session, access, viewer, rows) if rows else []
-            events += _changes(session, access, viewer, topics)
-            batch.events[viewer.key] = events
-        return batch
+        return room_batch(session, campaign_id, after_seq, viewers, topics, recheck)
+
+
+def room_batch(
+    session: Session,
+    campaign_id: uuid.UUID,
+    after_seq: int,
+    viewers: Iterable[tuple[Viewer, str]],
+    topics: set[str],
+    recheck: bool,
+) -> Batch:
+    """read_room's batch, read in `session`."""
+    viewers = list(viewers)
+    campaign = session.get(Campaign, campaign_id)
+    if campaign is None:
+        return Batch(after_seq, ended={v.user.id: "the campaign is gone" for v, _ in viewers})
+    roles = {viewer.user.id: role for viewer, role in viewers}
+    batch = Batch(after_seq)
+    if recheck or "members" in topics:
+        found = dict(
+            session.exec(
+                select(CampaignMember.user_id, CampaignMember.role).where(
+                    col(CampaignMember.campaign_id) == campaign_id,
+                    col(CampaignMember.user_id).in_(list(roles)),
+                )
+            ).all()
+        )
+        for user_id in roles:
+            role = found.get(user_id)
+            if role is None:
+                batch.ended[user_id] = "you are no longer a member of this campaign"
+            elif campaign.deleted_at is not None and role != "gm":
+                batch.ended[user_id] = "the campaign was deleted"
+            else:
+                roles[user_id] = role
+        batch.roles = {k: v for k, v in roles.items() if k not in batch.ended}
+    rows: list[LogEntry] = []
+    while len(rows) < ROOM_READ:
+        page = _rows_after(session, campaign_id, rows[-1].seq if rows else after_seq)
+        rows += page
+        batch.more = len(page) == PAGE
+        if not batch.more:
+            break
+    follow_ups = None
+    if rows:
+        batch.head = rows[-1].seq
+        follow_ups = read_follow_ups(session, campaign_id, [row.seq for row in rows])
+    # Ten members of a table mostly see an entry alike: each sight is rendered once.
+    rendered: dict[Hashable, list[Event]] = {}
+    disclosed: set[int] | None = None  # FAIR-19, read at most once for all viewers
+    for viewer, _ in viewers:
+        if viewer.user.id in batch.ended or viewer.key in batch.events:
+            continue
+        access = MemberAccess(
+            campaign,
+            viewer.user,
+            roles[viewer.user.id],
+            session=session,
+            disclosed_seqs=disclosed,
+        )
+        events: list[Event] = []
+        if follow_ups is not None:
+            sight = (viewer.language, id(viewer.registry), _sight(access, rows, follow_ups))
+            shown = rendered.get(sight)
+            if shown is None:
+                shown = rendered[sight] = _entry_events(session, access, viewer, rows, follow_ups)
+            events = shown
+        disclosed = access.disclosed_seqs
+        changes = _changes(session, access, viewer, topics)
+        batch.events[viewer.key] = events + changes if changes else events
+    return batch
 
 
 def _changes(
