@@ -1,6 +1,6 @@
-"""The fast path of plain rolls (issue 23, app/routers/common.py): a plain request skips
-FastAPI's dependency solver; every other request, and every error, is answered by FastAPI
-exactly as before."""
+"""The fast path of plain rolls and odds (issue 23, app/routers/common.py): a plain request
+skips FastAPI's dependency solver; every other request, and every error, is answered by
+FastAPI exactly as before."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from app.core.database import SessionDep
 from app.core.security import CurrentUser, get_current_user
 from app.main import app
 from app.routers import common
-from tests.conftest import API
+from tests.conftest import API, VAMPIRE_SHEET
 
 DICE = {"kind": "dice", "notation": "3d6kh2"}
 # Headers that differ between any two answers.
@@ -196,3 +196,84 @@ def test_a_fast_path_refuses_an_endpoint_with_what_it_does_not_resolve(extra, un
 
 async def _plain_endpoint(session: SessionDep, user: CurrentUser) -> None:
     """What the fast path resolves, nothing else."""
+
+
+# --- the odds (POST .../odds) ---------------------------------------------------------------
+
+
+def _odds(campaign: dict[str, Any]) -> str:
+    return f"{API}/campaigns/{campaign['id']}/odds"
+
+
+def test_plain_odds_take_the_fast_path_and_answer_byte_for_byte_as_before(
+    client: TestClient,
+    gm: Any,
+    player: Any,
+    make_campaign: Any,
+    make_character: Any,
+    calls: list[bool],
+) -> None:
+    campaign = make_campaign("vampire", players=(player,))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    _warm(client, campaign, gm.headers)
+    _warm(client, campaign, player.headers)
+    bodies = [
+        DICE,
+        {"kind": "dice", "notation": "8d10>6"},
+        {
+            "kind": "vampire.action",
+            "character_id": lucien["id"],
+            "attribute": "astuce",
+            "ability": "subterfuge",
+            "difficulty": 7,
+        },
+    ]
+    for caller in (gm, player):
+        for body in bodies:
+            before = len(calls)
+            fast, slow = _both(client, "POST", _odds(campaign), json=body, headers=caller.headers)
+            assert calls[before:] == [True]  # then FastAPI's path, unrecorded
+            assert fast.status_code == slow.status_code == 200, fast.text
+            assert _headers(fast) == _headers(slow)
+            assert fast.content == slow.content
+            assert fast.json()["kind"] == body["kind"]
+
+
+def test_odds_refusals_are_the_same_on_both_paths(
+    client: TestClient,
+    gm: Any,
+    player: Any,
+    outsider: Any,
+    make_campaign: Any,
+    make_character: Any,
+    calls: list[bool],
+) -> None:
+    campaign = make_campaign("vampire", players=(player,))
+    npc = make_character(campaign, gm, sheet=VAMPIRE_SHEET, name="Le prince", kind="npc")
+    # Each key looked up once (FastAPI's path): later requests find it verified.
+    assert client.get(f"{API}/campaigns", headers=player.headers).status_code == 200
+    assert client.get(f"{API}/campaigns", headers=outsider.headers).status_code == 200
+    npc_action = {
+        "kind": "vampire.action",
+        "character_id": npc["id"],
+        "attribute": "force",
+        "difficulty": 6,
+    }
+    cases: list[tuple[str, dict[str, Any], int]] = [
+        # FAIR-18: a player may not read an NPC's values through its odds.
+        (_odds(campaign), {"json": npc_action, "headers": player.headers}, 403),
+        (_odds(campaign), {"json": DICE, "headers": outsider.headers}, 404),
+        (_odds(campaign), {"json": {"kind": "dice", "notation": "d"}, "headers": gm.headers}, 422),
+        (_odds(campaign), {"json": {"kind": "coin.flip"}, "headers": gm.headers}, 422),
+        (f"{_odds(campaign)}?request_id=nope", {"json": DICE, "headers": gm.headers}, 422),
+    ]
+    before = len(calls)
+    for target, kwargs, status in cases:
+        fast, slow = _both(client, "POST", target, **kwargs)
+        assert fast.status_code == slow.status_code == status, (target, kwargs, fast.text)
+        assert _headers(fast) == _headers(slow), (target, kwargs)
+        assert fast.json() == slow.json(), (target, kwargs)
+    # The refusals of plain requests came from the fast path (the access's, FAIR-18's and the
+    # notation's errors, answered by the same handlers); a body the route's model refuses,
+    # or a query, is FastAPI's to answer.
+    assert calls[before:] == [True, True, True, False, False]
