@@ -46,7 +46,8 @@ class Event:
 
 @dataclass(frozen=True)
 class Viewer:
-    """Whose eyes a stream sees through: entries are rendered once per viewer and room."""
+    """Whose eyes a stream sees through: a room renders its entries once per sight (the
+    viewers who may see them alike), in each viewer's language."""
 
     user: User
     language: Language
@@ -219,8 +220,8 @@ def room_batch(
             if shown is None:
                 shown = rendered[sight] = _entry_events(session, access, viewer, rows, follow_ups)
             events = shown
-        disclosed = access.disclosed_seqs
         changes = _changes(session, access, viewer, topics)
+        disclosed = access.disclosed_seqs
         batch.events[viewer.key] = events + changes if changes else events
     return batch
 

@@ -152,3 +152,57 @@ def test_FAIR_21_members_who_see_the_follow_ups_apart_are_rendered_apart(
         assert json.loads(event.data) == logged[action["seq"]]
     mine, theirs = (batch.events[viewers[caller.id].key] for caller in (player, other_player))
     assert json.loads(mine[0].data)["follow_ups"] != json.loads(theirs[0].data)["follow_ups"]
+
+
+def test_FAIR_18_19_an_npcs_committed_values_open_for_the_gm_alone_until_disclosed(
+    session, client, gm, player, other_player, dracula, brigand, forced_dice
+):
+    """A public roll of an NPC commits its values to the players (FAIR-18) until the GM
+    discloses it (FAIR-19); a room's viewers, a player first, read what GET /log shows."""
+    new_session(client, dracula, gm)
+    forced_dice.push(5, 2)
+    action = rolled(
+        client,
+        dracula,
+        gm,
+        {"kind": "jdr.action", "character_id": brigand["id"], "trait": "mental"},
+    )
+    callers = (player, gm, other_player)  # a player first: the disclosures pass along
+    roles = {gm.id: "gm", player.id: "player", other_player.id: "player"}
+
+    def room() -> dict[str, list]:
+        viewers = [
+            (Viewer(session.get(User, uuid.UUID(caller.id)), "en", DEFAULT_REGISTRY), caller)
+            for caller in callers
+        ]
+        batch = room_batch(
+            session,
+            uuid.UUID(dracula["id"]),
+            action["seq"] - 1,
+            [(viewer, roles[caller.id]) for viewer, caller in viewers],
+            set(),
+            recheck=False,
+        )
+        shown = {caller.id: batch.events[viewer.key] for viewer, caller in viewers}
+        for caller in callers:
+            logged = _log(client, dracula, caller, "en")
+            assert [json.loads(event.data) for event in shown[caller.id]] == [
+                entry for entry in logged if entry["seq"] >= action["seq"]
+            ]
+        return shown
+
+    before = room()
+    assert before[player.id] is before[other_player.id]
+    assert before[gm.id] is not before[player.id]
+    gm_view, player_view = (json.loads(before[who.id][0].data) for who in (gm, player))
+    assert "disclosures" in gm_view and "disclosures" not in player_view
+    assert gm_view["result"] != player_view["result"]  # the players read commitments
+
+    disclosed = client.post(
+        url(dracula, "/log/disclosures"), json={"seqs": [action["seq"]]}, headers=gm.headers
+    )
+    assert disclosed.status_code == 201, disclosed.text
+    after = room()
+    assert after[player.id] is after[other_player.id] is after[gm.id]  # one sight now
+    opened = json.loads(after[player.id][0].data)
+    assert opened["result"] == gm_view["result"] and opened["disclosures"]
