@@ -4,9 +4,9 @@ hands every stream its own view of it.
 A notice (a commit in this process, or PostgreSQL's NOTIFY from any process) wakes the
 campaign's room; the room reads the entries after the last one it handed out, renders them
 once per sight (FAIR-13 redaction, as GET /log; viewers who may see them alike share it)
-and queues them on each stream. A stream
-skips what it already sent and, when it finds a gap (it fell behind), reads the log itself:
-every entry reaches it exactly once, in seq order.
+and queues them on each stream. A stream skips what it already sent and, when it finds a
+gap (it fell behind), reads the log itself: every entry reaches it exactly once, in seq
+order.
 """
 
 from __future__ import annotations
