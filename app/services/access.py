@@ -331,6 +331,27 @@ def makes_choices_of(access: CampaignAccess, character: Character, hidden: bool)
     return hidden or not played
 
 
+# The log's head of a campaign the caller is a member of: a verification of a head already
+# verified is answered from its cache, and needs no more of the campaign than this.
+_READABLE_HEAD = DriverStatement(
+    sa.select(_campaigns.c.last_seq, _campaigns.c.last_hash, _campaigns.c.deleted_at)
+    .add_columns(_members.c.role)
+    .select_from(_MEMBER_OF)
+    .where(_THE_MEMBER)
+)
+
+
+def readable_head(session: Session, campaign_id: uuid.UUID, user: User) -> tuple[int, str]:
+    """The last seq and hash of the log, under readable_access's rule (FAIR-12), or 404."""
+    row = _READABLE_HEAD.first(session, {"campaign_id": campaign_id, "user_id": user.id})
+    if row is None:
+        raise campaign_not_found(campaign_id)
+    last_seq, last_hash, deleted_at, role = row
+    if deleted_at is not None and role != "gm":
+        raise campaign_not_found(campaign_id)
+    return int(last_seq), str(last_hash)
+
+
 def readable_access(session: Session, campaign_id: uuid.UUID, user: User) -> CampaignAccess:
     """Members read the log and the seeds; after a soft delete only the GM still can
     (FAIR-12), so that every roll stays verifiable."""

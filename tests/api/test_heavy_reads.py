@@ -132,3 +132,18 @@ def test_a_slot_is_given_back_once_however_often_released():
             heavy_reads.slots.take(user)  # one at a time still: not counted below zero
     finally:
         heavy_reads.slots.give_back(user)
+
+
+def test_FAIR_12_a_cached_report_of_a_deleted_campaign_is_the_gms_alone(
+    client, gm, player, make_campaign, verifications
+):
+    campaign = make_campaign(players=(player,))
+    client.post(url(campaign, "/rolls"), json=ROLL, headers=gm.headers)
+    for caller in (gm, player):
+        assert client.get(url(campaign, "/log/verify"), headers=caller.headers).status_code == 200
+    assert len(verifications) == 1  # the player's answer came from the cache
+    deleted = client.delete(url(campaign), headers=gm.headers)
+    assert deleted.status_code in (200, 204), deleted.text
+    assert_problem(client.get(url(campaign, "/log/verify"), headers=player.headers), 404)
+    kept = client.get(url(campaign, "/log/verify"), headers=gm.headers)
+    assert kept.status_code == 200 and kept.json()["ok"] is True
