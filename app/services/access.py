@@ -334,28 +334,31 @@ def makes_choices_of(access: CampaignAccess, character: Character, hidden: bool)
 # The log's head of a campaign the caller is a member of: a verification of a head already
 # verified is answered from its cache, and needs no more of the campaign than this.
 _READABLE_HEAD = DriverStatement(
-    sa.select(_campaigns.c.last_seq, _campaigns.c.last_hash, _campaigns.c.deleted_at)
-    .add_columns(_members.c.role)
+    sa.select(
+        _campaigns.c.last_seq, _campaigns.c.last_hash, _campaigns.c.deleted_at, _members.c.role
+    )
     .select_from(_MEMBER_OF)
     .where(_THE_MEMBER)
 )
 
 
+def _may_read_log(deleted_at: Any, role: str) -> bool:
+    """FAIR-12: members read the log and the seeds; after a soft delete only the GM still
+    can, so that every roll stays verifiable."""
+    return deleted_at is None or role == "gm"
+
+
 def readable_head(session: Session, campaign_id: uuid.UUID, user: User) -> tuple[int, str]:
-    """The last seq and hash of the log, under readable_access's rule (FAIR-12), or 404."""
+    """The last seq and hash of the log, for whoever may read it (FAIR-12), or 404."""
     row = _READABLE_HEAD.first(session, {"campaign_id": campaign_id, "user_id": user.id})
-    if row is None:
+    if row is None or not _may_read_log(row[2], row[3]):
         raise campaign_not_found(campaign_id)
-    last_seq, last_hash, deleted_at, role = row
-    if deleted_at is not None and role != "gm":
-        raise campaign_not_found(campaign_id)
-    return int(last_seq), str(last_hash)
+    return int(row[0]), str(row[1])
 
 
 def readable_access(session: Session, campaign_id: uuid.UUID, user: User) -> CampaignAccess:
-    """Members read the log and the seeds; after a soft delete only the GM still can
-    (FAIR-12), so that every roll stays verifiable."""
+    """The campaign as a member who may read its log sees it (FAIR-12), or 404."""
     access = get_campaign_access(session, campaign_id, user, include_deleted=True)
-    if access.campaign.deleted_at is not None and not access.is_gm:
-        return get_campaign_access(session, campaign_id, user)  # raises the usual 404
+    if not _may_read_log(access.campaign.deleted_at, access.role):
+        raise campaign_not_found(campaign_id)
     return access

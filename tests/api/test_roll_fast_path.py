@@ -239,7 +239,7 @@ def test_plain_odds_take_the_fast_path_and_answer_byte_for_byte_as_before(
             assert fast.json()["kind"] == body["kind"]
 
 
-def test_odds_refusals_are_the_same_on_both_paths(
+def test_FAIR_18_odds_refusals_are_the_same_on_both_paths(
     client: TestClient,
     gm: Any,
     player: Any,
