@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import socket
+import time
+import types
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -24,6 +26,25 @@ from app.main import create_app
 from tests.conftest import API, assert_problem, serve_from
 
 ROLL = {"kind": "dice", "notation": "1d6"}
+# Half a day, half an hour and half a minute into their windows: the limiter's sliding
+# window weighs the last window's hits by how much of it remains, rounded down, so hits that
+# straddle a window's end count less. The tests are about counting, not that rounding.
+MID_WINDOW = 20_000 * 86_400 + 43_200 + 1_800 + 30.0
+
+
+@pytest.fixture(autouse=True)
+def limiter_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The limiter's clock stands still mid-window, so a test never sees a window end."""
+    frozen = types.SimpleNamespace(
+        **{name: getattr(time, name) for name in dir(time) if not name.startswith("_")}
+    )
+    frozen.time = lambda: MID_WINDOW
+    for module in (
+        "limits.aio.strategies",
+        "limits.aio.storage.memory",
+        "limits.aio.storage.redis.redispy",
+    ):
+        monkeypatch.setattr(f"{module}.time", frozen)
 
 
 def limited_app(session: Session, **limits: Any) -> FastAPI:
