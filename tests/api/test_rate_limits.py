@@ -34,12 +34,14 @@ MID_WINDOW = 20_000 * 86_400 + 43_200 + 1_800 + 30.0
 
 @pytest.fixture(autouse=True)
 def limiter_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The limiter's clock stands still mid-window, so a test never sees a window end."""
+    """The limiter's clock stands still mid-window, so a test never sees a window end; the
+    middleware's too, which counts Retry-After from it."""
     frozen = types.SimpleNamespace(
         **{name: getattr(time, name) for name in dir(time) if not name.startswith("_")}
     )
     frozen.time = lambda: MID_WINDOW
     for module in (
+        "app.core.rate_limits",
         "limits.aio.strategies",
         "limits.aio.storage.memory",
         "limits.aio.storage.redis.redispy",
