@@ -27,6 +27,7 @@ import socket
 import subprocess
 import sys
 import time
+import timeit
 import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
@@ -317,6 +318,12 @@ def machine() -> dict[str, str]:
     }
 
 
+def host_speed() -> float:
+    """µs CPython takes for `sum(range(1000))`, the best of five: this host's speed drifts
+    twofold within an hour, so each report says how fast it ran at the start and the end."""
+    return min(timeit.repeat("sum(range(1000))", number=10_000, repeat=5)) / 10_000 * 1e6
+
+
 def postgres_version(url: str) -> str:
     target = make_url(url).set(drivername="postgresql")
     with psycopg.connect(target.render_as_string(hide_password=False)) as conn:
@@ -342,6 +349,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=ROOT / "BENCHMARKS.md")
     args = parser.parse_args()
 
+    speed = [host_speed()]
     url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
     print(f"preparing {make_url(url).render_as_string(hide_password=True)}", flush=True)
     prepare_database(url)
@@ -400,8 +408,11 @@ def main() -> None:
         print(f"stats: {stats['gm_seconds'] * 1000:.0f} ms (GM)", flush=True)
     finally:
         stop(servers)
+    speed.append(host_speed())
+    print(f"sum(range(1000)): {speed[0]:.1f} µs at the start, {speed[1]:.1f} µs at the end")
     write_report(
         args,
+        speed,
         (rows, one_campaign),
         verification,
         isolation,
@@ -426,6 +437,7 @@ def verification_isolation(
 
 def write_report(
     args: argparse.Namespace,
+    speed: list[float],
     runs: tuple[list[tuple[int, Result, Result]], list[tuple[int, Result, Result]]],
     verification: dict[str, float],
     isolation: tuple[Result, VerifyingRun, VerifyingRun],
@@ -465,7 +477,10 @@ def write_report(
         "campaign's rolls are serialized by its counter lock, FAIR-5).",
         "",
         f"Run on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC. Machine: {info['cpu']}, "
-        f"{info['cores']} cores, {info['memory']}, {info['os']}, Python {info['python']}.",
+        f"{info['cores']} cores, {info['memory']}, {info['os']}, Python {info['python']}. "
+        f"CPython ran `sum(range(1000))` in {speed[0]:.1f} µs when the run began and "
+        f"{speed[1]:.1f} µs when it ended (8-12 µs on a typical 3 GHz core): compare runs "
+        "with it, as this host's speed drifts.",
         "",
         "| clients | GET /health req/s | p50 ms | p99 ms | errors "
         "| POST /rolls (3d6kh2, audited) req/s | p50 ms | p99 ms | errors |",
