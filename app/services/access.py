@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar, overload
 
@@ -164,6 +164,16 @@ _LOCKED_CAMPAIGN = (
     .where(_THE_MEMBER)
     .with_for_update(of=[_campaigns, _members])
 )
+# Issue 23: the members of a batch of rolls (roll_batches.py), locked in one statement
+# once the first of them holds the campaign's lock.
+_LOCKED_ROLES = (
+    sa.select(_members.c.user_id, _members.c.role)
+    .where(
+        _members.c.campaign_id == bindparam("campaign_id"),
+        _members.c.user_id.in_(bindparam("user_ids", expanding=True)),
+    )
+    .with_for_update()
+)
 _disclosed_entries = DisclosedEntry.__table__  # type: ignore[attr-defined]
 _DISCLOSED = sa.select(_disclosed_entries.c.seq).where(
     _disclosed_entries.c.campaign_id == bindparam("campaign_id")
@@ -250,6 +260,30 @@ def _lock(
         found = session.execute(_OPEN_EPOCH, current).first()
         epoch = CurrentEpoch(*found) if found is not None else None
     return MemberAccess(LockedCampaign(*row[:size]), user, row[size], epoch, session)
+
+
+def lock_member_roles(
+    session: Session, held: LockedAccess, user_ids: set[uuid.UUID]
+) -> dict[uuid.UUID, str]:
+    """The roles of these users in the campaign `held` holds locked, their membership rows
+    locked too, in one statement: what `get_campaign_access(lock=True)` would lock for
+    each (a member removed meanwhile is then not missed). A user who is not a member is
+    absent."""
+    roles = {held.user.id: held.role}
+    others = user_ids - roles.keys()
+    if others:
+        params = {"campaign_id": held.campaign.id, "user_ids": sorted(others)}
+        roles.update((row.user_id, row.role) for row in session.execute(_LOCKED_ROLES, params))
+    return roles
+
+
+def locked_access_for(held: LockedAccess, user: User, role: str) -> LockedAccess:
+    """Another member's access to the campaign `held` holds locked, in the same transaction:
+    the campaign and open epoch as `held` leaves them (its appends, a rotated epoch), read
+    from it instead of the database, as a new lock in this transaction would read them
+    back. Copies: each access keeps the head of its own roll, as if locked in turn."""
+    epoch = replace(held.epoch) if held.epoch is not None else None
+    return MemberAccess(replace(held.campaign), user, role, epoch, held.session)
 
 
 def update_locked_campaign(session: Session, campaign: LockedCampaign, **values: Any) -> None:

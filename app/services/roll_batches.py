@@ -32,7 +32,14 @@ from sqlmodel import Session
 from app.engine.contract import Language
 from app.engine.registry import Registry
 from app.models import User
-from app.services.access import CampaignAccess, get_campaign_access
+from app.services.access import (
+    CampaignAccess,
+    LockedAccess,
+    campaign_not_found,
+    get_campaign_access,
+    lock_member_roles,
+    locked_access_for,
+)
 from app.services.idempotency import json_response, run_idempotent
 from app.services.log import SealedEntry
 from app.services.rolls import create_roll
@@ -174,9 +181,19 @@ def _together(registry: Registry, jobs: Sequence[RollJob]) -> list[RollAnswer] |
     for job in jobs[1:]:
         _end_transaction(job.session)  # what its caller's key lookup read: its connection back
     try:
-        made = []
+        made: list[tuple[SealedEntry, LockedAccess]] = []
+        # One lock for the batch: the first roll's, then its other members' rows at once.
+        # Each later roll reads the campaign as the roll before left it, not again from
+        # the database: a round trip less per roll while the campaign is locked.
+        first = jobs[0]
+        access = get_campaign_access(session, first.campaign_id, first.user, lock=True)
+        roles = lock_member_roles(session, access, {job.user.id for job in jobs})
         for job in jobs:
-            access = get_campaign_access(session, job.campaign_id, job.user, lock=True)
+            if made:
+                role = roles.get(job.user.id)
+                if role is None:
+                    raise campaign_not_found(job.campaign_id)
+                access = locked_access_for(made[-1][1], job.user, role)
             made.append((create_roll(session, access, registry, job.body), access))
         session.commit()
     except Exception:

@@ -19,6 +19,8 @@ from app.core.problems import ProblemError
 from app.engine.registry import DEFAULT_REGISTRY
 from app.models import User
 from app.models.typed import api_models
+from app.services import log as log_service
+from app.services import roll_batches
 from app.services.roll_batches import CampaignBatches, RollJob, make_rolls
 from tests.conftest import API
 
@@ -105,11 +107,30 @@ def test_campaigns_are_batched_apart_and_forgotten_once_drained() -> None:
 BODY = TypeAdapter(api_models(DEFAULT_REGISTRY).roll_body)
 
 
-def _job(session: Session, user_id: str, campaign_id: str, notation: str) -> RollJob:
+def _job(
+    session: Session, user_id: str, campaign_id: str, notation: str, visibility: str = "public"
+) -> RollJob:
     user = session.get(User, uuid.UUID(user_id))
     assert user is not None
-    body = BODY.validate_python({"kind": "dice", "notation": notation})
+    body = BODY.validate_python({"kind": "dice", "notation": notation, "visibility": visibility})
     return RollJob(session, user, uuid.UUID(campaign_id), body, "en")
+
+
+@pytest.fixture
+def together_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batch must be made in one transaction: no roll made again on its own after the
+    batch was rolled back (which would hide a batch that fails)."""
+
+    def alone(*_: object) -> None:
+        raise AssertionError("the batch was rolled back and its rolls made one by one")
+
+    monkeypatch.setattr(roll_batches, "roll_alone", alone)
+
+
+def _answers(answers: Sequence[object]) -> list[dict[str, Any]]:
+    assert all(isinstance(answer, Response) for answer in answers), answers
+    assert [answer.status_code for answer in answers] == [201] * len(answers)  # type: ignore[attr-defined]
+    return [json.loads(answer.body) for answer in answers]  # type: ignore[attr-defined]
 
 
 def _log(client: Any, campaign: dict[str, Any], headers: dict[str, str]) -> list[dict[str, Any]]:
@@ -119,7 +140,7 @@ def _log(client: Any, campaign: dict[str, Any], headers: dict[str, str]) -> list
 
 
 def test_FAIR_5_a_batch_seals_each_roll_onto_the_chain_in_arrival_order(
-    client, session, gm, player, make_campaign
+    client, session, gm, player, make_campaign, together_only
 ):
     campaign = make_campaign("vampire", players=(player,))
     head = len(_log(client, campaign, gm.headers))
@@ -174,3 +195,50 @@ def test_a_roll_through_the_api_answers_as_before_with_or_without_a_key(
     )
     assert made.status_code == 201, made.text
     assert made.json()["kind"] == "dice" and made.json()["result"]["total"] >= 2
+
+
+def test_FAIR_13_each_roll_of_a_batch_answers_as_its_own_roller_sees_it(
+    client, session, gm, player, make_campaign, together_only
+):
+    # One lock for the batch, each member's role read with it: a player's blind roll is
+    # redacted in the player's own answer, the GM's roll between is not.
+    campaign = make_campaign("vampire", players=(player,))
+    jobs = [
+        _job(session, player.id, campaign["id"], "2d10", visibility="blind"),
+        _job(session, gm.id, campaign["id"], "1d6", visibility="gm"),
+        _job(session, player.id, campaign["id"], "1d8"),
+    ]
+    blind, gms, players = _answers(make_rolls(DEFAULT_REGISTRY)(jobs))
+    assert blind.get("redacted") is True and "draws" not in blind
+    assert gms["visibility"] == "gm" and len(gms["draws"]) == 1
+    assert players["actor_id"] == player.id and len(players["draws"]) == 1
+    assert [blind["seq"] + 1, blind["seq"] + 2] == [gms["seq"], players["seq"]]
+
+
+def test_FAIR_16_a_batch_that_rotates_its_epoch_rolls_on_in_the_new_one(
+    client, session, gm, player, make_campaign, monkeypatch, together_only
+):
+    # An epoch rotates a margin before its span runs out (rotate_near_span_end): with a
+    # span of SPAN_MARGIN + 4, the fourth roll of this batch rotates it, and the rolls after
+    # it read the new epoch carried from the roll before, as a new lock would read it.
+    monkeypatch.setattr(log_service, "SPAN", log_service.SPAN_MARGIN + 4)
+    campaign = make_campaign("vampire", players=(player,))
+    head = len(_log(client, campaign, gm.headers))
+    jobs = [_job(session, (gm, player)[i % 2].id, campaign["id"], "3d6") for i in range(8)]
+    answers = _answers(make_rolls(DEFAULT_REGISTRY)(jobs))
+    log = _log(client, campaign, gm.headers)
+    kinds = [entry["kind"] for entry in log[head:]]
+    assert kinds.count("epoch_closed") >= 1 and kinds.count("epoch_opened") >= 1
+    assert len(log) == head + 8 + kinds.count("epoch_closed") + kinds.count("epoch_opened")
+    epochs = [answer["epoch"] for answer in answers]
+    assert epochs == sorted(epochs) and epochs[-1] > epochs[0]
+    for answer in answers:  # each roll in the epoch open at its seq
+        opened = max(
+            entry["seq"]
+            for entry in log
+            if entry["kind"] == "epoch_opened" and entry["seq"] < answer["seq"]
+        )
+        assert log[opened - 1]["epoch"] == answer["epoch"]
+    verified = client.get(f"{API}/campaigns/{campaign['id']}/log/verify", headers=gm.headers)
+    assert verified.json()["ok"] is True, verified.json()
+    assert verified.json()["rederived"] >= 1  # the closed epoch's rolls, from its seed
