@@ -242,3 +242,28 @@ def test_FAIR_16_a_batch_that_rotates_its_epoch_rolls_on_in_the_new_one(
     verified = client.get(f"{API}/campaigns/{campaign['id']}/log/verify", headers=gm.headers)
     assert verified.json()["ok"] is True, verified.json()
     assert verified.json()["rederived"] >= 1  # the closed epoch's rolls, from its seed
+
+
+def test_an_append_the_database_refuses_fails_the_batch_and_its_rolls_are_made_one_by_one(
+    client, session, gm, player, make_campaign, monkeypatch
+):
+    # Every roll after the first reads a stale head here, so its seq is taken (a unique
+    # key): the whole batch is rolled back, then its rolls are made alone, gap-free.
+    first_access: list[Any] = []
+    carried = roll_batches.locked_access_for
+
+    def stale(held: Any, user: User, role: str) -> Any:
+        first_access.append(first_access[0] if first_access else held)
+        return carried(first_access[0], user, role)
+
+    monkeypatch.setattr(roll_batches, "locked_access_for", stale)
+    campaign = make_campaign("vampire", players=(player,))
+    head = len(_log(client, campaign, gm.headers))
+    jobs = [_job(session, (gm, player)[i % 2].id, campaign["id"], "1d6") for i in range(3)]
+    seqs = [answer["seq"] for answer in _answers(make_rolls(DEFAULT_REGISTRY)(jobs))]
+    assert first_access  # the batch was tried
+    assert seqs == [head + 1, head + 2, head + 3]
+    log = _log(client, campaign, gm.headers)
+    assert [entry["seq"] for entry in log] == list(range(1, head + 4))  # nothing of the batch
+    verified = client.get(f"{API}/campaigns/{campaign['id']}/log/verify", headers=gm.headers)
+    assert verified.json()["ok"] is True
