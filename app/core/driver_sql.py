@@ -95,6 +95,24 @@ class DriverStatement:
         if self._run(session, params) is None:
             session.execute(self.statement, params)
 
+    def all(self, session: Session, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
+        """Its rows, as tuples (Rows off PostgreSQL)."""
+        ran = self._run(session, params)
+        if ran is None:
+            return session.execute(self.statement, params).all()
+        cursor, compiled = ran
+        rows: list[tuple[Any, ...]] = cursor.fetchall()
+        if compiled.results is None:
+            return rows
+        processors = compiled.results
+        return [
+            tuple(
+                value if process is None else process(value)
+                for value, process in zip(row, processors, strict=True)
+            )
+            for row in rows
+        ]
+
     def first(self, session: Session, params: Mapping[str, Any]) -> Sequence[Any] | None:
         """Its first row, as a tuple (a Row off PostgreSQL), or None."""
         ran = self._run(session, params)

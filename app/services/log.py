@@ -19,7 +19,6 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
-    Row,
     Text,
     bindparam,
     cast,
@@ -816,14 +815,17 @@ def _stored_entries(
 ) -> Iterator[tuple[dict[str, Any], str | None, str | None, list[dict[str, Any]] | None]]:
     """Each entry's hashed fields, key, proof and disclosures, in seq order, read in pages."""
 
-    def page(after: int) -> Sequence[Row[Any]]:
+    def page(after: int) -> Sequence[Sequence[Any]]:
+        if not kinds:  # the whole log (verification, export): on the driver's connection
+            last = through_seq if through_seq is not None else _LAST_SEQ
+            bounds = {"campaign_id": campaign.id, "after": after, "through": last}
+            return _LOG_PAGE.all(session, {**bounds, "page_size": _PAGE})
         query = select(*_ENTRY_COLUMNS).where(
             _log_table.c.campaign_id == campaign.id, _log_table.c.seq > after
         )
         if through_seq is not None:
             query = query.where(_log_table.c.seq <= through_seq)
-        if kinds:
-            query = query.where(_log_table.c.kind.in_(kinds))
+        query = query.where(_log_table.c.kind.in_(kinds))
         return session.execute(query.order_by(_log_table.c.seq).limit(_PAGE)).all()
 
     for rows in _read_ahead(page):
@@ -843,9 +845,26 @@ def _stored_entries(
 
 
 _PAGE = 2000
+_SEQ = _SCALAR_NAMES.index("seq")
+_LAST_SEQ = 2**63 - 1  # past any seq: no upper bound
+# A page of the whole log, up to a seq, run on psycopg directly on PostgreSQL (issue 23):
+# without SQLAlchemy's result rows, reading an entry for verification takes 12% fewer
+# instructions (bench/profile.md).
+_LOG_PAGE = DriverStatement(
+    select(*_ENTRY_COLUMNS)
+    .where(
+        _log_table.c.campaign_id == bindparam("campaign_id"),
+        _log_table.c.seq > bindparam("after"),
+        _log_table.c.seq <= bindparam("through"),
+    )
+    .order_by(_log_table.c.seq)
+    .limit(bindparam("page_size"))
+)
 
 
-def _read_ahead(page: Callable[[int], Sequence[Row[Any]]]) -> Iterator[Sequence[Row[Any]]]:
+def _read_ahead(
+    page: Callable[[int], Sequence[Sequence[Any]]],
+) -> Iterator[Sequence[Sequence[Any]]]:
     """The log's pages in seq order, each read in a thread while the caller works through
     the one before: the database's time and the verifier's overlap (issue 23).
 
@@ -853,10 +872,10 @@ def _read_ahead(page: Callable[[int], Sequence[Row[Any]]]) -> Iterator[Sequence[
     it does not touch, and leaving early waits for the page being read.
     """
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="log-pages") as reader:
-        pending: Future[Sequence[Row[Any]]] | None = reader.submit(page, 0)
+        pending: Future[Sequence[Sequence[Any]]] | None = reader.submit(page, 0)
         while pending is not None:
             rows = pending.result()
-            pending = reader.submit(page, rows[-1].seq) if len(rows) == _PAGE else None
+            pending = reader.submit(page, rows[-1][_SEQ]) if len(rows) == _PAGE else None
             yield rows
 
 

@@ -172,3 +172,28 @@ def test_append_entry_refuses_an_unlocked_campaign(
     campaign = session.get(Campaign, uuid.UUID(make_campaign()["id"]))
     with pytest.raises(TypeError):
         append_entry(session, campaign, kind="dice", actor_id=uuid.UUID(gm.id))  # type: ignore[arg-type]
+
+
+def test_a_page_of_the_log_reads_what_session_execute_reads(
+    client: Any, session: Session, gm: Caller, make_campaign: Any
+) -> None:
+    """Verification and export read the log in pages on the driver's connection: the same
+    rows, in seq order, the bounds and the page's size as given."""
+    campaign = make_campaign()
+    for notation in ("1d6", "2d8", "3d6kh2", "1d20"):
+        response = client.post(
+            f"{API}/campaigns/{campaign['id']}/rolls",
+            json={"kind": "dice", "notation": notation},
+            headers=gm.headers,
+        )
+        assert response.status_code == 201, response.text
+    params = {"campaign_id": uuid.UUID(campaign["id"]), "after": 1, "through": 4, "page_size": 2}
+    driver = log_module._LOG_PAGE.all(session, params)
+    through_orm = session.execute(log_module._LOG_PAGE.statement, params).all()
+    assert [tuple(row) for row in driver] == [tuple(row) for row in through_orm]
+    assert [row[log_module._SEQ] for row in driver] == [2, 3]
+    whole = log_module._LOG_PAGE.all(session, {**params, "after": 0, "page_size": 10})
+    assert [row[log_module._SEQ] for row in whole] == [1, 2, 3, 4]  # `through` bounds it
+    if session.get_bind().dialect.name == ON_POSTGRES:
+        assert all(type(row) is tuple for row in driver)  # read without SQLAlchemy's rows
+    session.rollback()
