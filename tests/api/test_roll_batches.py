@@ -200,19 +200,22 @@ def test_a_roll_through_the_api_answers_as_before_with_or_without_a_key(
 def test_FAIR_13_each_roll_of_a_batch_answers_as_its_own_roller_sees_it(
     client, session, gm, player, make_campaign, together_only
 ):
-    # One lock for the batch, each member's role read with it: a player's blind roll is
-    # redacted in the player's own answer, the GM's roll between is not.
+    # The GM's roll takes the lock; the player's role is read with the other members' lock
+    # and carried to the player's rolls after it: the player's blind roll is redacted in
+    # the player's own answer, the GM's blind roll after it is not.
     campaign = make_campaign("vampire", players=(player,))
     jobs = [
+        _job(session, gm.id, campaign["id"], "1d6"),
         _job(session, player.id, campaign["id"], "2d10", visibility="blind"),
-        _job(session, gm.id, campaign["id"], "1d6", visibility="gm"),
+        _job(session, gm.id, campaign["id"], "1d4", visibility="blind"),
         _job(session, player.id, campaign["id"], "1d8"),
     ]
-    blind, gms, players = _answers(make_rolls(DEFAULT_REGISTRY)(jobs))
+    first, blind, gms, players = _answers(make_rolls(DEFAULT_REGISTRY)(jobs))
+    assert len(first["draws"]) == 1
     assert blind.get("redacted") is True and "draws" not in blind
-    assert gms["visibility"] == "gm" and len(gms["draws"]) == 1
+    assert gms.get("redacted") is not True and len(gms["draws"]) == 1
     assert players["actor_id"] == player.id and len(players["draws"]) == 1
-    assert [blind["seq"] + 1, blind["seq"] + 2] == [gms["seq"], players["seq"]]
+    assert [entry["seq"] - first["seq"] for entry in (blind, gms, players)] == [1, 2, 3]
 
 
 def test_FAIR_16_a_batch_that_rotates_its_epoch_rolls_on_in_the_new_one(
@@ -239,6 +242,13 @@ def test_FAIR_16_a_batch_that_rotates_its_epoch_rolls_on_in_the_new_one(
             if entry["kind"] == "epoch_opened" and entry["seq"] < answer["seq"]
         )
         assert log[opened - 1]["epoch"] == answer["epoch"]
+    # FAIR-3: each epoch's first roll is the first of the batch made in it, not a later
+    # one's written over it by a roll that read the epoch as the batch found it.
+    fairness = client.get(f"{API}/campaigns/{campaign['id']}/fairness", headers=gm.headers)
+    by_epoch = {e["epoch"]: e for e in [*fairness.json()["past"], fairness.json()["current"]]}
+    for number in set(epochs):
+        made_in = [answer["seq"] for answer in answers if answer["epoch"] == number]
+        assert by_epoch[number]["first_roll_seq"] == min(made_in)
     verified = client.get(f"{API}/campaigns/{campaign['id']}/log/verify", headers=gm.headers)
     assert verified.json()["ok"] is True, verified.json()
     assert verified.json()["rederived"] >= 1  # the closed epoch's rolls, from its seed
@@ -247,8 +257,8 @@ def test_FAIR_16_a_batch_that_rotates_its_epoch_rolls_on_in_the_new_one(
 def test_an_append_the_database_refuses_fails_the_batch_and_its_rolls_are_made_one_by_one(
     client, session, gm, player, make_campaign, monkeypatch
 ):
-    # Every roll after the first reads a stale head here, so its seq is taken (a unique
-    # key): the whole batch is rolled back, then its rolls are made alone, gap-free.
+    # From the third roll on, each reads the head the first roll left, so its seq is taken
+    # (a unique key): the whole batch is rolled back, then its rolls are made alone.
     first_access: list[Any] = []
     carried = roll_batches.locked_access_for
 

@@ -196,4 +196,13 @@ def test_a_page_of_the_log_reads_what_session_execute_reads(
     assert [row[log_module._SEQ] for row in whole] == [1, 2, 3, 4]  # `through` bounds it
     if session.get_bind().dialect.name == ON_POSTGRES:
         assert all(type(row) is tuple for row in driver)  # read without SQLAlchemy's rows
+    stored = session.get(Campaign, uuid.UUID(campaign["id"]))
+    assert stored is not None  # and read with no upper bound: every entry
+    assert [entry["seq"] for entry in log_module.iter_audit_entries(session, stored)] == [
+        1,
+        2,
+        3,
+        4,
+        5,
+    ]
     session.rollback()
