@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import anyio
 from fastapi import Depends, Request
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import ORMExecuteState, UOWTransaction
 from sqlmodel import Session
 
 from app.core.settings import get_settings
@@ -83,10 +84,49 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
         await close_session(session)
 
 
-def open_request_session(method: str) -> Session:
-    """A request's session: on SQLite, requests that may write begin as writers."""
+def open_request_session(method: str, *, reads_only: bool = False) -> Session:
+    """A request's session: on SQLite, requests that may write begin as writers; a request
+    known to only read (`reads_only`, whatever its method) gets a ReadSession."""
+    if reads_only:
+        return ReadSession(_reading(get_engine()), expire_on_commit=False)
     bind = _write_engine() if method in WRITE_METHODS else get_engine()
     return Session(bind, expire_on_commit=False)
+
+
+class ReadSession(Session):
+    """The session of a request that only reads (issue 23), such as the odds of a roll.
+
+    On PostgreSQL its statements run outside any transaction (AUTOCOMMIT): at READ
+    COMMITTED a transaction of reads sees what each of its statements would see alone, so
+    its BEGIN and ROLLBACK were two round trips for nothing, each waking the database's
+    process. A write through it (a flush, an insert, update or delete statement, the log's
+    append) is refused, on every database: the request was declared to only read, and
+    without a transaction a write could be left half made.
+    """
+
+
+class WriteInReadSession(RuntimeError):
+    """A request declared to only read tried to write."""
+
+
+@event.listens_for(ReadSession, "before_flush")
+def _refuse_flush(session: Session, _flush: UOWTransaction, _instances: object) -> None:
+    if session.new or session.dirty or session.deleted:
+        raise WriteInReadSession("a read-only request's session may not flush changes")
+
+
+@event.listens_for(ReadSession, "do_orm_execute")
+def _refuse_dml(state: ORMExecuteState) -> None:
+    if state.is_insert or state.is_update or state.is_delete:
+        raise WriteInReadSession("a read-only request's session may not write")
+
+
+@lru_cache(maxsize=4)
+def _reading(engine: Engine) -> Engine:
+    """`engine`'s pool, its connections in AUTOCOMMIT while they serve a ReadSession."""
+    if engine.dialect.name != "postgresql":
+        return engine  # SQLite: a deferred transaction is a read lock taken in process
+    return engine.execution_options(isolation_level="AUTOCOMMIT")
 
 
 async def close_session(session: Session) -> None:

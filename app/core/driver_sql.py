@@ -26,6 +26,8 @@ from sqlalchemy.sql import ClauseElement, Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlmodel import Session
 
+from app.core.database import ReadSession, WriteInReadSession
+
 
 @dataclass(frozen=True, slots=True)
 class _Compiled:
@@ -91,7 +93,9 @@ class DriverStatement:
             raise  # not reached: the call above raises
 
     def execute(self, session: Session, params: Mapping[str, Any]) -> None:
-        """Run it for its effects."""
+        """Run it for its effects (never in a ReadSession)."""
+        if isinstance(session, ReadSession):
+            raise WriteInReadSession("a read-only request's session may not write")
         if self._run(session, params) is None:
             session.execute(self.statement, params)
 

@@ -63,6 +63,7 @@ class SessionRoute(APIRoute):
         fast: FastPath | None = getattr(self.endpoint, FAST_PATH, None)
         if fast is None:
             return handler
+        reads_only: bool = getattr(self.endpoint, FAST_PATH_READS_ONLY)
         check_fast_path_resolves(self)
         route = self
 
@@ -76,7 +77,7 @@ class SessionRoute(APIRoute):
             if override is not False:
                 with contextmanager(override)() as session:  # type: ignore[arg-type]
                     return await fast(session, call)
-            session = open_request_session(request.method)
+            session = open_request_session(request.method, reads_only=reads_only)
             try:
                 return await fast(session, call)
             finally:
@@ -105,21 +106,24 @@ FAST_PATH_RESOLVES: frozenset[Any] = frozenset(
     {get_db, get_current_user, bearer, idempotency_request}
 )
 FAST_PATH = "__nocturne_fast_path__"
+FAST_PATH_READS_ONLY = "__nocturne_fast_path_reads_only__"
 Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
 
 
-def fast_path(handler: FastPath) -> Callable[[Endpoint], Endpoint]:
+def fast_path(handler: FastPath, *, reads_only: bool = False) -> Callable[[Endpoint], Endpoint]:
     """Mark an endpoint of a SessionRoute: its plain requests go to `handler`.
 
     FastAPI's dependency solver costs a request more than what it resolves (for an audited
     roll, 23% of a worker's time: the session, the bearer key, five parameters, the body).
     A plain request (see plain_call) is resolved here in one place with the route's own
     fields; any other request, and every error, goes through FastAPI as before, so the
-    answers, the errors and the OpenAPI document stay the same.
+    answers, the errors and the OpenAPI document stay the same. A handler that only reads
+    says so (`reads_only`): its session is a ReadSession, which refuses writes.
     """
 
     def mark(endpoint: Endpoint) -> Endpoint:
         setattr(endpoint, FAST_PATH, handler)
+        setattr(endpoint, FAST_PATH_READS_ONLY, reads_only)
         return endpoint
 
     return mark

@@ -57,7 +57,7 @@ def build(registry: Registry) -> APIRouter:
         operation_id="odds-compute",
         responses=problem_responses(401, 403, 404, 409, 422),
     )
-    @fast_path(plain_odds)
+    @fast_path(plain_odds, reads_only=True)
     def compute_odds(
         session: SessionDep,
         user: CurrentUser,

@@ -1,0 +1,138 @@
+"""Issue 23: a request declared to only read (the odds of a roll) gets a ReadSession: on
+PostgreSQL its statements run outside any transaction (no BEGIN, no ROLLBACK: two round
+trips fewer), and any write through it is refused, on every database."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine, delete, insert, text, update
+from sqlmodel import Session
+
+from app.core import database
+from app.core.database import ReadSession, WriteInReadSession, create_db_engine, get_db
+from app.core.driver_sql import DriverStatement
+from app.main import app
+from app.models import Campaign, User
+from app.routers import common
+from tests.conftest import API
+from tests.db.servers import register_gm_and_campaign
+
+ON_POSTGRES = "postgresql"
+
+
+@pytest.fixture
+def one_connection(db_engine: Engine, database_url: str) -> Iterator[Engine]:
+    """An engine of one pooled connection on the migrated test database: what a ReadSession
+    leaves on it is what the next session gets."""
+    engine = create_db_engine(database_url, pool_size=1, max_overflow=0)
+    yield engine
+    engine.dispose()
+
+
+def _in_transaction(session: Session) -> bool:
+    """Whether the server has the session's connection in a transaction (PostgreSQL)."""
+    from psycopg.pq import TransactionStatus
+
+    driver = session.connection().connection.driver_connection
+    assert driver is not None
+    return bool(driver.info.transaction_status != TransactionStatus.IDLE)
+
+
+def test_a_read_session_reads_outside_any_transaction_on_postgres(one_connection: Engine) -> None:
+    if one_connection.dialect.name != ON_POSTGRES:
+        pytest.skip("SQLite's transactions are taken in process: no round trip to spare")
+    with ReadSession(database._reading(one_connection)) as reads:
+        assert reads.execute(text("SELECT 1")).scalar() == 1
+        assert not _in_transaction(reads)  # no BEGIN was sent
+        assert reads.execute(text("SHOW transaction_isolation")).scalar() == "read committed"
+    # The pooled connection goes back transactional for the requests that write.
+    with Session(one_connection) as writes:
+        writes.execute(text("SELECT 1"))
+        assert _in_transaction(writes)
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda s: s.execute(update(User).where(text("false")).values(name="x")),
+        lambda s: s.execute(delete(Campaign).where(text("false"))),
+        lambda s: s.execute(insert(User).values(id=uuid.uuid4(), name="x", api_key_hash="x")),
+    ],
+    ids=["update", "delete", "insert"],
+)
+def test_a_read_session_refuses_a_statement_that_writes(one_connection: Engine, write: Any) -> None:
+    with ReadSession(database._reading(one_connection)) as reads, pytest.raises(WriteInReadSession):
+        write(reads)
+
+
+def test_a_read_session_refuses_to_flush_a_change(one_connection: Engine) -> None:
+    with ReadSession(database._reading(one_connection)) as reads:
+        reads.add(User(name="Nobody", api_key_hash="x" * 64))
+        with pytest.raises(WriteInReadSession):
+            reads.flush()
+
+
+def test_a_read_session_refuses_a_write_on_the_drivers_connection(
+    one_connection: Engine,
+) -> None:
+    rename = DriverStatement(update(User).where(text("false")).values(name="x"))
+    with ReadSession(database._reading(one_connection)) as reads, pytest.raises(WriteInReadSession):
+        rename.execute(reads, {})
+
+
+@pytest.fixture
+def committed_app(db_engine: Engine, database_url: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The app with the production sessions on the test database (no override)."""
+    engine = create_db_engine(database_url)
+    monkeypatch.setattr(database, "get_engine", lambda: engine)
+    monkeypatch.setattr(
+        database, "_write_engine", lambda: engine.execution_options(sqlite_begin="IMMEDIATE")
+    )
+    previous = app.dependency_overrides.pop(get_db, None)
+    try:
+        yield
+    finally:
+        if previous is not None:
+            app.dependency_overrides[get_db] = previous
+        engine.dispose()
+
+
+def test_the_odds_of_a_plain_request_are_read_through_a_read_session(
+    committed_app: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[Session] = []
+
+    def recording(method: str, *, reads_only: bool = False) -> Session:
+        session = database.open_request_session(method, reads_only=reads_only)
+        opened.append(session)
+        return session
+
+    monkeypatch.setattr(common, "open_request_session", recording)
+    with TestClient(app) as http:
+        headers, campaign_id = register_gm_and_campaign(http, "Odile")
+        opened.clear()
+        answer = http.post(
+            f"{API}/campaigns/{campaign_id}/odds",
+            json={"kind": "dice", "notation": "2d6"},
+            headers=headers,
+        )
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["odds"]["distributions"][0]["mean"] == 7
+        assert [type(session) for session in opened] == [ReadSession]
+        # A roll, which writes, still gets a session that may.
+        opened.clear()
+        rolled = http.post(
+            f"{API}/campaigns/{campaign_id}/rolls",
+            json={"kind": "dice", "notation": "2d6"},
+            headers=headers,
+        )
+        assert rolled.status_code == 201, rolled.text
+        assert [type(session) for session in opened] == [Session]
+    with Session(database.get_engine()) as check:
+        campaign = check.get(Campaign, uuid.UUID(campaign_id))
+        assert campaign is not None and campaign.last_seq == 2  # the epoch and the roll
