@@ -88,7 +88,7 @@ def open_request_session(method: str, *, reads_only: bool = False) -> Session:
     """A request's session: on SQLite, requests that may write begin as writers; a request
     known to only read (`reads_only`, whatever its method) gets a ReadSession."""
     if reads_only:
-        return ReadSession(_reading(get_engine()), expire_on_commit=False)
+        return ReadSession(reading_engine(get_engine()), expire_on_commit=False)
     bind = _write_engine() if method in WRITE_METHODS else get_engine()
     return Session(bind, expire_on_commit=False)
 
@@ -99,9 +99,11 @@ class ReadSession(Session):
     On PostgreSQL its statements run outside any transaction (AUTOCOMMIT): at READ
     COMMITTED a transaction of reads sees what each of its statements would see alone, so
     its BEGIN and ROLLBACK were two round trips for nothing, each waking the database's
-    process. A write through it (a flush, an insert, update or delete statement, the log's
-    append) is refused, on every database: the request was declared to only read, and
-    without a transaction a write could be left half made.
+    process. The request was declared to only read, and without a transaction a write could
+    be left half made and a row lock would end with its statement, so on every database a
+    ReadSession refuses a flush, and an insert, update, delete or `FOR UPDATE` select run
+    through `Session.execute` or a `DriverStatement`. SQL written as text, or run on the
+    session's connection directly, is not inspected: a read-only route has no cause to.
     """
 
 
@@ -119,10 +121,13 @@ def _refuse_flush(session: Session, _flush: UOWTransaction, _instances: object) 
 def _refuse_dml(state: ORMExecuteState) -> None:
     if state.is_insert or state.is_update or state.is_delete:
         raise WriteInReadSession("a read-only request's session may not write")
+    # SQLAlchemy has no public accessor for a select's FOR UPDATE; tests hold this one.
+    if state.is_select and getattr(state.statement, "_for_update_arg", None) is not None:
+        raise WriteInReadSession("a read-only request's session may not lock rows")
 
 
 @lru_cache(maxsize=4)
-def _reading(engine: Engine) -> Engine:
+def reading_engine(engine: Engine) -> Engine:
     """`engine`'s pool, its connections in AUTOCOMMIT while they serve a ReadSession."""
     if engine.dialect.name != "postgresql":
         return engine  # SQLite: a deferred transaction is a read lock taken in process

@@ -17,6 +17,7 @@ goes through the session.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,11 @@ from sqlmodel import Session
 
 from app.core.database import ReadSession, WriteInReadSession
 
+# A write, at the top or in a data-modifying CTE, or a row lock, as SQLAlchemy writes them.
+_WRITES = re.compile(
+    r"\b(?:INSERT INTO|UPDATE \S+ SET|DELETE FROM|FOR (?:NO KEY )?(?:UPDATE|SHARE|KEY SHARE))\b"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class _Compiled:
@@ -35,6 +41,7 @@ class _Compiled:
     binds: tuple[tuple[str, Callable[[Any], Any] | None], ...]
     # Each column's result processor (a UTC timestamp's), when any column has one.
     results: tuple[Callable[[Any], Any] | None, ...] | None
+    writes: bool  # an insert, update or delete, or a select that locks rows
 
 
 class DriverStatement:
@@ -66,6 +73,7 @@ class DriverStatement:
             compiled.string,
             tuple((name, processors.get(name)) for name in compiled.binds),
             results if any(results) else None,
+            _WRITES.search(compiled.string) is not None,
         )
         self._compiled[dialect] = found
         return found
@@ -76,8 +84,10 @@ class DriverStatement:
         connection = session.connection()  # the session's transaction, begun if need be
         dialect = connection.dialect
         if dialect.name != "postgresql" or dialect.driver != "psycopg":
-            return None
+            return None  # Session.execute, where a ReadSession checks it
         compiled = self._compile(dialect)
+        if compiled.writes and isinstance(session, ReadSession):
+            raise WriteInReadSession("a read-only request's session may not write or lock")
         values = {
             name: (process(params[name]) if process is not None else params[name])
             for name, process in compiled.binds

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, delete, insert, text, update
-from sqlmodel import Session
+from sqlalchemy import Engine, delete, insert, select, text, update
+from sqlalchemy.pool import QueuePool
+from sqlmodel import Session, col
 
 from app.core import database
 from app.core.database import ReadSession, WriteInReadSession, create_db_engine, get_db
@@ -23,6 +24,14 @@ from tests.conftest import API
 from tests.db.servers import register_gm_and_campaign
 
 ON_POSTGRES = "postgresql"
+USERS = User.__table__.c  # type: ignore[attr-defined]
+# Statements that match no row: were one let through, it would leave nothing behind.
+_RENAME_NOBODY = update(User).where(text("false")).values(name="x")
+_INSERT_NOTHING = insert(User).from_select(
+    ["id", "name", "api_key_hash", "created_at"],
+    select(USERS.id, USERS.name, USERS.api_key_hash, USERS.created_at).where(text("false")),
+)
+_LOCK_NOTHING = select(col(Campaign.id)).where(text("false")).with_for_update()
 
 
 @pytest.fixture
@@ -46,7 +55,7 @@ def _in_transaction(session: Session) -> bool:
 def test_a_read_session_reads_outside_any_transaction_on_postgres(one_connection: Engine) -> None:
     if one_connection.dialect.name != ON_POSTGRES:
         pytest.skip("SQLite's transactions are taken in process: no round trip to spare")
-    with ReadSession(database._reading(one_connection)) as reads:
+    with ReadSession(database.reading_engine(one_connection)) as reads:
         assert reads.execute(text("SELECT 1")).scalar() == 1
         assert not _in_transaction(reads)  # no BEGIN was sent
         assert reads.execute(text("SHOW transaction_isolation")).scalar() == "read committed"
@@ -59,30 +68,60 @@ def test_a_read_session_reads_outside_any_transaction_on_postgres(one_connection
 @pytest.mark.parametrize(
     "write",
     [
-        lambda s: s.execute(update(User).where(text("false")).values(name="x")),
+        lambda s: s.execute(_RENAME_NOBODY),
         lambda s: s.execute(delete(Campaign).where(text("false"))),
-        lambda s: s.execute(insert(User).values(id=uuid.uuid4(), name="x", api_key_hash="x")),
+        lambda s: s.execute(_INSERT_NOTHING),
+        lambda s: s.execute(_LOCK_NOTHING),
     ],
-    ids=["update", "delete", "insert"],
+    ids=["update", "delete", "insert", "select for update"],
 )
-def test_a_read_session_refuses_a_statement_that_writes(one_connection: Engine, write: Any) -> None:
-    with ReadSession(database._reading(one_connection)) as reads, pytest.raises(WriteInReadSession):
+def test_a_read_session_refuses_a_statement_that_writes_or_locks(
+    one_connection: Engine, write: Any
+) -> None:
+    with (
+        ReadSession(database.reading_engine(one_connection)) as reads,
+        pytest.raises(WriteInReadSession),
+    ):
         write(reads)
 
 
 def test_a_read_session_refuses_to_flush_a_change(one_connection: Engine) -> None:
-    with ReadSession(database._reading(one_connection)) as reads:
-        reads.add(User(name="Nobody", api_key_hash="x" * 64))
-        with pytest.raises(WriteInReadSession):
-            reads.flush()
+    key_hash = uuid.uuid4().hex
+    try:
+        with ReadSession(database.reading_engine(one_connection)) as reads:
+            reads.add(User(name="Nobody", api_key_hash=key_hash))
+            with pytest.raises(WriteInReadSession):
+                reads.flush()
+    finally:  # were the flush let through in autocommit, the user would stay
+        with Session(one_connection) as cleanup:
+            cleanup.execute(delete(User).where(col(User.api_key_hash) == key_hash))
+            cleanup.commit()
 
 
-def test_a_read_session_refuses_a_write_on_the_drivers_connection(
-    one_connection: Engine,
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda s: DriverStatement(_RENAME_NOBODY).execute(s, {}),
+        lambda s: DriverStatement(_INSERT_NOTHING.returning(USERS.id)).all(s, {}),
+        lambda s: DriverStatement(_LOCK_NOTHING).first(s, {}),
+    ],
+    ids=["execute", "insert returning", "select for update"],
+)
+def test_a_read_session_refuses_a_driver_statement_that_writes_or_locks(
+    one_connection: Engine, run: Any
 ) -> None:
-    rename = DriverStatement(update(User).where(text("false")).values(name="x"))
-    with ReadSession(database._reading(one_connection)) as reads, pytest.raises(WriteInReadSession):
-        rename.execute(reads, {})
+    with (
+        ReadSession(database.reading_engine(one_connection)) as reads,
+        pytest.raises(WriteInReadSession),
+    ):
+        run(reads)
+
+
+def test_a_read_session_runs_a_driver_statement_that_reads(one_connection: Engine) -> None:
+    names = DriverStatement(select(col(Campaign.name)).where(text("false")))
+    with ReadSession(database.reading_engine(one_connection)) as reads:
+        assert list(names.all(reads, {})) == []
+        assert names.first(reads, {}) is None
 
 
 @pytest.fixture
@@ -133,6 +172,8 @@ def test_the_odds_of_a_plain_request_are_read_through_a_read_session(
         )
         assert rolled.status_code == 201, rolled.text
         assert [type(session) for session in opened] == [Session]
+    pool = database.get_engine().pool
+    assert isinstance(pool, QueuePool) and pool.checkedout() == 0  # each request gave its back
     with Session(database.get_engine()) as check:
         campaign = check.get(Campaign, uuid.UUID(campaign_id))
         assert campaign is not None and campaign.last_seq == 2  # the epoch and the roll
