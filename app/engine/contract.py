@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
@@ -245,8 +245,13 @@ class Table(Protocol):
 
     def scene_entries(self, kind: str) -> list[LoggedEntry]:
         """The entries of one kind made in the current scene that the caller may see, in
-        order (JDR-31, VAM-30), listed without being read: a rule that uses what one holds
-        reads it through `entry(seq)` (FAIR-21)."""
+        order (JDR-31), listed without being read: a rule that uses what one holds reads it
+        through `entry(seq)` (FAIR-21)."""
+        ...
+
+    def latest_scene_entries(self, kind: str, character_id: str) -> Iterator[LoggedEntry]:
+        """A character's `scene_entries` of one kind, newest first, found as the caller goes
+        on: a rule that wants the latest one (VAM-30) stops there."""
         ...
 
 

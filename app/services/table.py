@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import copy
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, JsonValue
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from app.core.problems import Forbidden, NotFound
 from app.engine.canonical import canonical_json
@@ -314,19 +315,43 @@ class CampaignTable:
         listed, not read: a rule that uses one reads it through `entry(seq)`, which makes
         the roll at least as hidden (FAIR-21). Reading them all would hide a roll behind
         every hidden roll of the scene."""
-        rows = self._session.exec(
-            select(LogEntry)
-            .where(
-                col(LogEntry.campaign_id) == self._access.campaign.id,
-                col(LogEntry.kind) == kind,
-            )
-            .order_by(col(LogEntry.seq))
-        ).all()
-        return [
-            logged_entry(row)
-            for row in rows
-            if row.request.get("scene") == self.scene and can_see(row, self._access)
-        ]
+        rows = self._session.exec(self._in_scene(kind).order_by(col(LogEntry.seq))).all()
+        return [logged_entry(row) for row in rows if self._listed(row)]
+
+    def latest_scene_entries(self, kind: str, character_id: str) -> Iterator[LoggedEntry]:
+        """A character's `scene_entries` of one kind, newest first, read a page at a time as
+        the caller goes on (issue 23): a rule that wants the latest one (VAM-30's last
+        attempt) stops there, however many the campaign's scene holds."""
+        query = self._in_scene(kind).where(col(LogEntry.character_id) == character_id)
+        before: int | None = None
+        while True:
+            page = query if before is None else query.where(col(LogEntry.seq) < before)
+            rows = self._session.exec(
+                page.order_by(col(LogEntry.seq).desc()).limit(_SCENE_PAGE)
+            ).all()
+            for row in rows:
+                if self._listed(row):
+                    yield logged_entry(row)
+            if len(rows) < _SCENE_PAGE:
+                return
+            before = rows[-1].seq
+
+    def _in_scene(self, kind: str) -> SelectOfScalar[LogEntry]:
+        """The campaign's entries of a kind whose request names the current scene: picked
+        by the database, not loaded to be dropped (a campaign that never starts a scene
+        keeps every roll in scene 0)."""
+        return select(LogEntry).where(
+            col(LogEntry.campaign_id) == self._access.campaign.id,
+            col(LogEntry.kind) == kind,
+            col(LogEntry.request)["scene"].as_integer() == self.scene,
+        )
+
+    def _listed(self, row: LogEntry) -> bool:
+        return row.request.get("scene") == self.scene and can_see(row, self._access)
+
+
+# Entries read at a time when a rule looks back from the latest.
+_SCENE_PAGE = 16
 
 
 def _opened(entry: LogEntry) -> dict[str, Any]:

@@ -214,6 +214,26 @@ def test_VAM30_corrected_another_action_character_or_scene_is_not_a_retry(
     assert retry_of(later) is None and later["result"]["difficulty"] == 6
 
 
+def test_VAM30_corrected_a_failure_behind_many_other_actions_is_still_retried(
+    client, table, gm, player, forced_dice
+):
+    """Issue 23: the character's latest attempt is looked for newest first, a page of
+    entries at a time; a failure behind more than a page of the character's other actions
+    in the scene is still the one the same action retries."""
+    campaign, lucien = table.campaign, table.lucien
+    forced_dice.push(*FAIL)
+    first = acted(client, campaign, player, lucien)
+    for _ in range(20):  # Astuce alone, succeeding: another action, each one new
+        forced_dice.push(9, 9, 9)
+        other = acted(client, campaign, player, lucien, "astuce", None)
+        assert retry_of(other) is None and other["result"]["outcome"] == "success"
+    forced_dice.push(*FAIL)
+    second = acted(client, campaign, player, lucien)
+    assert chain_seqs(second) == [first["seq"]]
+    assert (second["result"]["difficulty"], second["result"]["retry_penalty"]) == (7, 1)
+    assert_verified(client, campaign, gm)
+
+
 def test_VAM30_corrected_the_storyteller_rules_a_new_action(
     client, storyteller, gm, player, forced_dice
 ):

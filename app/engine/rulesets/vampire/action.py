@@ -470,11 +470,12 @@ def failed_attempt(table: Table, body: VampireActionCreate) -> int | None:
 
     An attempt hidden from the caller does not count (FAIR-13: whether it failed is hidden
     from them): the Storyteller, who sees it, names it in `retry_of`."""
-    attempts = [entry for entry in table.scene_entries(KIND) if same_action(entry, body)]
-    if not attempts:
+    attempts = table.latest_scene_entries(KIND, str(body.character_id))
+    last = next((entry for entry in attempts if same_action(entry, body)), None)
+    if last is None:
         return None
     try:
-        latest = table.entry(attempts[-1].seq)
+        latest = table.entry(last.seq)
     except RuleRefusal as hidden:
         if hidden.rule != "FAIR-13":
             raise
