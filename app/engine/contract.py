@@ -250,8 +250,9 @@ class Table(Protocol):
         ...
 
     def latest_scene_entries(self, kind: str, character_id: str) -> Iterator[LoggedEntry]:
-        """A character's `scene_entries` of one kind, newest first, found as the caller goes
-        on: a rule that wants the latest one (VAM-30) stops there."""
+        """`scene_entries` of one kind made for this one character (its `character_id`),
+        newest first, found as the caller goes on: a rule that wants the latest one
+        (VAM-30) stops there."""
         ...
 
 

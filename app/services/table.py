@@ -319,9 +319,10 @@ class CampaignTable:
         return [logged_entry(row) for row in rows if self._listed(row)]
 
     def latest_scene_entries(self, kind: str, character_id: str) -> Iterator[LoggedEntry]:
-        """A character's `scene_entries` of one kind, newest first, read a page at a time as
-        the caller goes on (issue 23): a rule that wants the latest one (VAM-30's last
-        attempt) stops there, however many the campaign's scene holds."""
+        """`scene_entries` of one kind whose `character_id` is this character's (an entry
+        made for several characters, such as an initiative, has none), newest first, read a
+        page at a time as the caller goes on (issue 23): a rule that wants the latest one
+        (VAM-30's last attempt) stops there, however many the campaign's scene holds."""
         query = self._in_scene(kind).where(col(LogEntry.character_id) == character_id)
         before: int | None = None
         while True:
@@ -337,16 +338,25 @@ class CampaignTable:
             before = rows[-1].seq
 
     def _in_scene(self, kind: str) -> SelectOfScalar[LogEntry]:
-        """The campaign's entries of a kind whose request names the current scene: picked
-        by the database, not loaded to be dropped (a campaign that never starts a scene
-        keeps every roll in scene 0)."""
+        """The campaign's entries of a kind whose request names the current scene, narrowed
+        by the database rather than loaded to be dropped (a campaign that never starts a
+        scene keeps every roll in scene 0); `_listed` decides."""
+        scene = col(LogEntry.request)["scene"]
+        if self._session.get_bind().dialect.name == "postgresql":
+            # The value's text: a cast to integer would fail on a request whose scene is
+            # not a number, and with it every roll that looks back at the scene.
+            in_scene = scene.as_string() == str(self.scene)
+        else:
+            in_scene = scene.as_integer() == self.scene  # SQLite's JSON_EXTRACT: the number
         return select(LogEntry).where(
             col(LogEntry.campaign_id) == self._access.campaign.id,
             col(LogEntry.kind) == kind,
-            col(LogEntry.request)["scene"].as_integer() == self.scene,
+            in_scene,
         )
 
     def _listed(self, row: LogEntry) -> bool:
+        # The scene again, exactly as the rules read it: SQLite's cast makes a scene of
+        # "1" or true match 1, which the database's filter may let through.
         return row.request.get("scene") == self.scene and can_see(row, self._access)
 
 
