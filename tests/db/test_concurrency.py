@@ -53,29 +53,6 @@ Outcome = tuple[int, dict[str, str], Any]  # status, headers, JSON body (or text
 # --- committed requests in-process --------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def committed_engine(db_engine: Engine, database_url: str) -> Iterator[Engine]:
-    """An engine of our own on the migrated test database, like the app's get_engine()."""
-    engine = create_db_engine(database_url)
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture
-def committed_app(committed_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The app with the production get_db on the test database: one committed session per
-    request (the suite's rolled-back session override is lifted)."""
-    write_engine = committed_engine.execution_options(sqlite_begin="IMMEDIATE")
-    monkeypatch.setattr(database, "get_engine", lambda: committed_engine)
-    monkeypatch.setattr(database, "_write_engine", lambda: write_engine)
-    previous = app.dependency_overrides.pop(get_db, None)
-    try:
-        yield
-    finally:
-        if previous is not None:
-            app.dependency_overrides[get_db] = previous
-
-
 def _outcome(response: Any) -> Outcome:
     try:
         body: Any = response.json()
