@@ -25,11 +25,19 @@ os.environ["WEBHOOK_DELIVERY_ENABLED"] = "false"
 from alembic import command
 from alembic.config import Config
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 from sqlmodel import Session
 
-from app.core.database import create_db_engine, get_db, get_read_only_db
+from app.core.database import (
+    READS_ONLY,
+    create_db_engine,
+    get_db,
+    get_read_only_db,
+    get_read_session,
+    guard_reads,
+)
 from app.main import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,8 +93,23 @@ def session(db_engine: Engine) -> Iterator[Session]:
         connection.close()
 
 
+def api_routes(routes: list[Any]) -> Iterator[APIRoute]:
+    """Every API route of an app's routes, those of its included routers too."""
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        included = getattr(route, "original_router", None)  # FastAPI's included routers
+        if included is not None:
+            yield from api_routes(included.routes)
+
+
+# What a request gets its session from: the suite overrides all three with the test's.
+SESSION_DEPENDENCIES = (get_db, get_read_only_db, get_read_session)
+
+
 def serve_from(api: FastAPI, session: Session) -> None:
-    """Every request of `api` (writes, reads, long reads) uses the test's session."""
+    """Every request of `api` (writes, reads, long reads) uses the test's session; while a
+    request declared to only read runs, the session refuses writes as a ReadSession does."""
 
     def request_session() -> Iterator[Session]:
         # Like production, a failed request leaves nothing pending for the next one.
@@ -96,8 +119,17 @@ def serve_from(api: FastAPI, session: Session) -> None:
             session.rollback()
             raise
 
+    def read_session() -> Iterator[Session]:
+        session.info[READS_ONLY] = True
+        try:
+            yield from request_session()
+        finally:
+            session.info.pop(READS_ONLY, None)
+
+    guard_reads(session)
     api.dependency_overrides[get_db] = request_session
     api.dependency_overrides[get_read_only_db] = request_session
+    api.dependency_overrides[get_read_session] = read_session
 
 
 @pytest.fixture
@@ -107,8 +139,8 @@ def client(session: Session) -> Iterator[TestClient]:
         with TestClient(app) as test_client:
             yield test_client
     finally:
-        app.dependency_overrides.pop(get_db, None)
-        app.dependency_overrides.pop(get_read_only_db, None)
+        for dependency in SESSION_DEPENDENCIES:
+            app.dependency_overrides.pop(dependency, None)
 
 
 @dataclass

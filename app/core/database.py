@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import anyio
 from fastapi import Depends, Request
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, orm
 from sqlalchemy.orm import ORMExecuteState, UOWTransaction
 from sqlmodel import Session
 
@@ -93,8 +93,14 @@ def open_request_session(method: str, *, reads_only: bool = False) -> Session:
     return Session(bind, expire_on_commit=False)
 
 
+# The session.info key of a session that may only read: every ReadSession, and the tests'
+# shared session while it serves a read-only request.
+READS_ONLY = "nocturne.reads_only"
+
+
 class ReadSession(Session):
-    """The session of a request that only reads (issue 23), such as the odds of a roll.
+    """The session of a request that only reads (issue 23): the GET routes that read, and
+    the odds of a roll.
 
     On PostgreSQL its statements run outside any transaction (AUTOCOMMIT): at READ
     COMMITTED a transaction of reads sees what each of its statements would see alone, so
@@ -106,24 +112,45 @@ class ReadSession(Session):
     session's connection directly, is not inspected: a read-only route has no cause to.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.info[READS_ONLY] = True
+
+
+def reads_only(session: orm.Session) -> bool:
+    """Whether the session serves a request declared to only read."""
+    return bool(session.info.get(READS_ONLY))
+
 
 class WriteInReadSession(RuntimeError):
     """A request declared to only read tried to write."""
 
 
-@event.listens_for(ReadSession, "before_flush")
 def _refuse_flush(session: Session, _flush: UOWTransaction, _instances: object) -> None:
-    if session.new or session.dirty or session.deleted:
+    if reads_only(session) and (session.new or session.dirty or session.deleted):
         raise WriteInReadSession("a read-only request's session may not flush changes")
 
 
-@event.listens_for(ReadSession, "do_orm_execute")
 def _refuse_dml(state: ORMExecuteState) -> None:
+    if not reads_only(state.session):
+        return
     if state.is_insert or state.is_update or state.is_delete:
         raise WriteInReadSession("a read-only request's session may not write")
     # SQLAlchemy has no public accessor for a select's FOR UPDATE; tests hold this one.
     if state.is_select and getattr(state.statement, "_for_update_arg", None) is not None:
         raise WriteInReadSession("a read-only request's session may not lock rows")
+
+
+def guard_reads(target: type[Session] | Session) -> None:
+    """Refuse writes in `target`'s sessions (a class, or one session) while `reads_only`
+    holds: every ReadSession, and the tests' shared session, which serves every request of a
+    test and so is marked only while a read-only one runs. Guarding twice adds nothing."""
+    if not event.contains(target, "before_flush", _refuse_flush):
+        event.listen(target, "before_flush", _refuse_flush)
+        event.listen(target, "do_orm_execute", _refuse_dml)
+
+
+guard_reads(ReadSession)
 
 
 @lru_cache(maxsize=4)
@@ -164,3 +191,15 @@ async def get_read_only_db() -> AsyncIterator[Session]:
 
 
 ReadOnlySessionDep = Annotated[Session, Depends(get_read_only_db)]
+
+
+async def get_read_session() -> AsyncIterator[Session]:
+    """The session of a request that only reads: a ReadSession (see there)."""
+    session = open_request_session("GET", reads_only=True)
+    try:
+        yield session
+    finally:
+        await close_session(session)
+
+
+ReadSessionDep = Annotated[Session, Depends(get_read_session)]

@@ -27,7 +27,7 @@ from sqlalchemy.sql import ClauseElement, Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlmodel import Session
 
-from app.core.database import ReadSession, WriteInReadSession
+from app.core.database import WriteInReadSession, reads_only
 
 # A write, at the top or in a data-modifying CTE, or a row lock, as SQLAlchemy writes them.
 _WRITES = re.compile(
@@ -86,7 +86,7 @@ class DriverStatement:
         if dialect.name != "postgresql" or dialect.driver != "psycopg":
             return None  # Session.execute, where a ReadSession checks it
         compiled = self._compile(dialect)
-        if compiled.writes and isinstance(session, ReadSession):
+        if compiled.writes and reads_only(session):
             raise WriteInReadSession("a read-only request's session may not write or lock")
         values = {
             name: (process(params[name]) if process is not None else params[name])
@@ -104,7 +104,7 @@ class DriverStatement:
 
     def execute(self, session: Session, params: Mapping[str, Any]) -> None:
         """Run it for its effects (never in a ReadSession)."""
-        if isinstance(session, ReadSession):
+        if reads_only(session):
             raise WriteInReadSession("a read-only request's session may not write")
         if self._run(session, params) is None:
             session.execute(self.statement, params)

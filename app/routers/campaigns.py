@@ -7,7 +7,7 @@ from fastapi import APIRouter, Response
 from pydantic import TypeAdapter
 from sqlmodel import Session
 
-from app.core.database import SessionDep
+from app.core.database import ReadSessionDep, SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.engine.registry import Registry
@@ -59,7 +59,7 @@ def build(registry: Registry) -> APIRouter:
         responses=problem_responses(401, 422),
     )
     def list_campaigns(
-        session: SessionDep, user: CurrentUser, limit: Limit = 50, offset: Offset = 0
+        session: ReadSessionDep, user: CurrentUser, limit: Limit = 50, offset: Offset = 0
     ) -> Any:
         """List the campaigns the caller belongs to, newest first."""
         rows, count = service.list_campaigns(session, user, limit=limit, offset=offset)
@@ -73,7 +73,7 @@ def build(registry: Registry) -> APIRouter:
         responses=problem_responses(401, 404, 422),
     )
     def get_campaign(
-        session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID, response: Response
+        session: ReadSessionDep, user: CurrentUser, campaign_id: uuid.UUID, response: Response
     ) -> Any:
         """Return one campaign with its current session and scene, and its log's head."""
         access = get_campaign_access(session, campaign_id, user)

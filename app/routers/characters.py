@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 
-from app.core.database import SessionDep
+from app.core.database import ReadSessionDep, SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.engine.registry import Registry
@@ -54,7 +54,7 @@ def build(registry: Registry) -> APIRouter:
         responses=problem_responses(401, 404, 422),
     )
     def list_characters(
-        session: SessionDep,
+        session: ReadSessionDep,
         user: CurrentUser,
         campaign_id: uuid.UUID,
         kind: Annotated[CharacterKind | None, Query()] = None,
@@ -76,7 +76,7 @@ def build(registry: Registry) -> APIRouter:
         operation_id="characters-get",
         responses=problem_responses(401, 404, 422),
     )
-    def get_character(session: SessionDep, user: CurrentUser, character_id: uuid.UUID) -> Any:
+    def get_character(session: ReadSessionDep, user: CurrentUser, character_id: uuid.UUID) -> Any:
         """Return one character."""
         character, access = get_character_access(session, character_id, user)
         return service.character_public(character, access)

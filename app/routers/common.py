@@ -15,7 +15,7 @@ from fastapi.routing import APIRoute
 from fastapi.security.utils import get_authorization_scheme_param
 from sqlmodel import Session
 
-from app.core.database import close_session, get_db, open_request_session
+from app.core.database import close_session, get_db, get_read_session, open_request_session
 from app.core.problems import Unprocessable
 from app.core.security import bearer, get_current_user, hash_api_key, verified_keys
 from app.engine.contract import Language, Visibility
@@ -64,14 +64,14 @@ class SessionRoute(APIRoute):
         if fast is None:
             return handler
         reads_only: bool = getattr(self.endpoint, FAST_PATH_READS_ONLY)
-        check_fast_path_resolves(self)
+        check_fast_path_resolves(self, reads_only)
         route = self
 
         async def app(request: Request) -> Response:
             call = await plain_call(request, route)
             if call is None:
                 return await handler(request)
-            override = session_override(request)
+            override = session_override(request, get_read_session if reads_only else get_db)
             if override is None:
                 return await handler(request)
             if override is not False:
@@ -103,7 +103,7 @@ FastPath = Callable[[Session, PlainCall], Awaitable[Response]]
 # What plain_call stands in for: the session, the bearer key and its user, and an
 # Idempotency-Key (a plain request has none); check_fast_path_resolves holds endpoints to it.
 FAST_PATH_RESOLVES: frozenset[Any] = frozenset(
-    {get_db, get_current_user, bearer, idempotency_request}
+    {get_db, get_read_session, get_current_user, bearer, idempotency_request}
 )
 FAST_PATH = "__nocturne_fast_path__"
 FAST_PATH_READS_ONLY = "__nocturne_fast_path_reads_only__"
@@ -129,10 +129,11 @@ def fast_path(handler: FastPath, *, reads_only: bool = False) -> Callable[[Endpo
     return mark
 
 
-def check_fast_path_resolves(route: APIRoute) -> None:
+def check_fast_path_resolves(route: APIRoute, reads_only: bool) -> None:
     """Refuse, when the app is built, a fast path on an endpoint with a dependency or a
     header plain_call does not resolve: a check added later as a dependency would
-    otherwise be skipped for plain requests."""
+    otherwise be skipped for plain requests. Its session is the endpoint's own kind: a
+    ReadSession for a fast path that only reads, the session of get_db for the others."""
     calls: set[Any] = set()
     headers = {header.alias for header in route.dependant.header_params}
     stack = list(route.dependant.dependencies)
@@ -142,6 +143,10 @@ def check_fast_path_resolves(route: APIRoute) -> None:
         stack.extend(dependency.dependencies)
     unknown = [str(getattr(c, "__name__", c)) for c in calls - FAST_PATH_RESOLVES]
     unknown += sorted(headers - {"Accept-Language"})
+    # The endpoint's own session (the key lookup's, get_db's, opens only on a cache miss).
+    other_session = get_db if reads_only else get_read_session
+    if other_session in {dependency.call for dependency in route.dependant.dependencies}:
+        unknown.append(f"{other_session.__name__} (the fast path's session is the other kind)")
     if unknown:
         raise RuntimeError(
             f"{route.path}: its fast path does not resolve {', '.join(unknown)}: resolve "
@@ -192,18 +197,20 @@ async def plain_call(request: Request, route: APIRoute) -> PlainCall | None:
     return PlainCall(user, path, body, negotiate_language(accept_language))
 
 
-def session_override(request: Request) -> Callable[[], Iterator[Session]] | bool | None:
+def session_override(
+    request: Request, dependency: Callable[..., Any]
+) -> Callable[[], Iterator[Session]] | bool | None:
     """How the fast path gets its session: False when nothing it resolves is overridden
-    (it opens one as get_db does), the override of get_db when it is a plain generator (the
-    tests' session, followed as FastAPI would), or None when it cannot follow the overrides
-    (FastAPI's path then)."""
+    (it opens one as `dependency`, get_db or get_read_session, does), the override of
+    `dependency` when it is a plain generator (the tests' session, followed as FastAPI
+    would), or None when it cannot follow the overrides (FastAPI's path then)."""
     app = request.scope.get("app")
     overrides: dict[Any, Any] = getattr(app, "dependency_overrides", None) or {}
     if not overrides:
         return False
     if get_current_user in overrides:
         return None
-    override = overrides.get(get_db)
+    override = overrides.get(dependency)
     if override is None:
         return False
     if inspect.isgeneratorfunction(override) and not inspect.signature(override).parameters:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, Header, Query, Response
 from sqlmodel import Session
 
-from app.core.database import SessionDep
+from app.core.database import ReadSessionDep, SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.engine.registry import Registry
@@ -107,7 +107,7 @@ def build(registry: Registry) -> APIRouter:
         responses=problem_responses(401, 404, 422),
     )
     def list_encounters(
-        session: SessionDep,
+        session: ReadSessionDep,
         user: CurrentUser,
         campaign_id: uuid.UUID,
         limit: Limit = 50,
@@ -127,7 +127,7 @@ def build(registry: Registry) -> APIRouter:
         responses={**problem_responses(401, 404, 422), 200: {"headers": ETAG}},
     )
     def get_encounter(
-        session: SessionDep, user: CurrentUser, encounter_id: uuid.UUID, response: Response
+        session: ReadSessionDep, user: CurrentUser, encounter_id: uuid.UUID, response: Response
     ) -> Any:
         """Return an encounter: status, round, turn order, whose turn, each combatant's
         condition, its version (also the ETag header)."""

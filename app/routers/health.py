@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.core.database import SessionDep
+from app.core.database import ReadSessionDep
 from app.core.problems import ServiceUnavailable, problem_responses
 from app.routers.common import SessionRoute
 
@@ -25,7 +25,7 @@ class HealthPublic(BaseModel):
     operation_id="health-get",
     responses=problem_responses(503),
 )
-def get_health(session: SessionDep) -> HealthPublic:
+def get_health(session: ReadSessionDep) -> HealthPublic:
     """Report that the service runs and its database answers (no authentication)."""
     try:
         session.exec(text("SELECT 1"))  # type: ignore[call-overload]

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Response
 
-from app.core.database import SessionDep
+from app.core.database import ReadSessionDep, SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.models import InvitationCreate, InvitationPublic, InvitationsPublic, MemberPublic
@@ -48,7 +48,7 @@ def create_invitation(
     responses=problem_responses(401, 403, 404, 422),
 )
 def list_invitations(
-    session: SessionDep,
+    session: ReadSessionDep,
     user: CurrentUser,
     campaign_id: uuid.UUID,
     limit: Limit = 50,

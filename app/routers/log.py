@@ -10,7 +10,7 @@ from fastapi import APIRouter, Path, Query, Response
 from fastapi.responses import StreamingResponse
 from sqlmodel import Session
 
-from app.core.database import ReadOnlySessionDep, SessionDep
+from app.core.database import ReadOnlySessionDep, ReadSessionDep, SessionDep
 from app.core.problems import Unprocessable, problem_responses
 from app.core.security import CurrentUser
 from app.engine.bodies import MAX_SEQ
@@ -58,7 +58,7 @@ def build(registry: Registry) -> APIRouter:
         responses=problem_responses(401, 404, 422),
     )
     def list_log(
-        session: SessionDep,
+        session: ReadSessionDep,
         user: CurrentUser,
         campaign_id: uuid.UUID,
         filters: Filters,

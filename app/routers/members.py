@@ -4,7 +4,7 @@ import uuid
 
 from fastapi import APIRouter, Response
 
-from app.core.database import SessionDep
+from app.core.database import ReadSessionDep, SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.models import MemberCreate, MemberPublic, MembersPublic
@@ -48,7 +48,7 @@ def add_member(
     responses=problem_responses(401, 404, 422),
 )
 def list_members(
-    session: SessionDep,
+    session: ReadSessionDep,
     user: CurrentUser,
     campaign_id: uuid.UUID,
     limit: Limit = 50,

@@ -9,7 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field, TypeAdapter
 from sqlmodel import Session
 
-from app.core.database import SessionDep
+from app.core.database import ReadSessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.engine.odds import Odds
@@ -59,7 +59,7 @@ def build(registry: Registry) -> APIRouter:
     )
     @fast_path(plain_odds, reads_only=True)
     def compute_odds(
-        session: SessionDep,
+        session: ReadSessionDep,
         user: CurrentUser,
         campaign_id: uuid.UUID,
         body: Annotated[models.roll_body, Body()],  # type: ignore[name-defined]
@@ -83,7 +83,7 @@ def build(registry: Registry) -> APIRouter:
         responses=problem_responses(401, 404, 422),
     )
     def get_stats(
-        session: SessionDep,
+        session: ReadSessionDep,
         user: CurrentUser,
         campaign_id: uuid.UUID,
         filters: Filters,

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Response
 
-from app.core.database import SessionDep
+from app.core.database import ReadSessionDep, SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.engine.registry import Registry
@@ -54,7 +54,7 @@ def build(registry: Registry) -> APIRouter:
         responses=problem_responses(401, 404, 422),
     )
     def list_requests(
-        session: SessionDep,
+        session: ReadSessionDep,
         user: CurrentUser,
         campaign_id: uuid.UUID,
         status: Annotated[Literal["open", "closed", "cancelled"] | None, Query()] = None,
@@ -75,7 +75,7 @@ def build(registry: Registry) -> APIRouter:
         responses=problem_responses(401, 404, 422),
     )
     def get_request(
-        session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID, request_id: uuid.UUID
+        session: ReadSessionDep, user: CurrentUser, campaign_id: uuid.UUID, request_id: uuid.UUID
     ) -> RollRequestPublic:
         """One roll request, with the seqs of the rolls that answered it."""
         access = get_campaign_access(session, campaign_id, user)

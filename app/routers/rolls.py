@@ -7,7 +7,7 @@ from fastapi import APIRouter, Body, Path, Query, Response
 from fastapi.concurrency import run_in_threadpool
 from sqlmodel import Session
 
-from app.core.database import SessionDep
+from app.core.database import ReadSessionDep, SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.engine.bodies import MAX_SEQ
@@ -114,7 +114,7 @@ def build(registry: Registry) -> APIRouter:
         responses=problem_responses(401, 404, 422),
     )
     def list_rolls(
-        session: SessionDep,
+        session: ReadSessionDep,
         user: CurrentUser,
         campaign_id: uuid.UUID,
         filters: Filters,
@@ -149,7 +149,7 @@ def build(registry: Registry) -> APIRouter:
         responses=problem_responses(401, 404, 422),
     )
     def get_roll(
-        session: SessionDep,
+        session: ReadSessionDep,
         user: CurrentUser,
         campaign_id: uuid.UUID,
         seq: Annotated[int, Path(ge=1, le=MAX_SEQ)],

@@ -5,7 +5,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Response
 
-from app.core.database import SessionDep
+from app.core.database import ReadSessionDep, SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.engine.bodies import MAX_SEQ
@@ -55,7 +55,9 @@ def create_webhook(
     operation_id="webhooks-list",
     responses=problem_responses(401, 403, 404, 422),
 )
-def list_webhooks(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID) -> WebhooksPublic:
+def list_webhooks(
+    session: ReadSessionDep, user: CurrentUser, campaign_id: uuid.UUID
+) -> WebhooksPublic:
     """List the campaign's webhooks, oldest first, without their secrets (GM only)."""
     access = get_campaign_access(session, campaign_id, user)
     data = service.list_webhooks(session, access)
@@ -69,7 +71,7 @@ def list_webhooks(session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID
     responses=problem_responses(401, 403, 404, 422),
 )
 def get_webhook(
-    session: SessionDep, user: CurrentUser, campaign_id: uuid.UUID, webhook_id: uuid.UUID
+    session: ReadSessionDep, user: CurrentUser, campaign_id: uuid.UUID, webhook_id: uuid.UUID
 ) -> WebhookPublic:
     """One webhook: whether it is enabled, and why not when it was disabled (GM only)."""
     access = get_campaign_access(session, campaign_id, user)
@@ -118,7 +120,7 @@ def delete_webhook(
     responses=problem_responses(401, 403, 404, 422),
 )
 def list_deliveries(
-    session: SessionDep,
+    session: ReadSessionDep,
     user: CurrentUser,
     campaign_id: uuid.UUID,
     webhook_id: uuid.UUID,

@@ -8,8 +8,9 @@ import pytest
 from sqlalchemy import Engine
 
 from app.core import database
-from app.core.database import create_db_engine, get_db
+from app.core.database import create_db_engine
 from app.main import app
+from tests.conftest import SESSION_DEPENDENCIES
 
 
 @pytest.fixture(scope="module")
@@ -21,15 +22,11 @@ def committed_engine(db_engine: Engine, database_url: str) -> Iterator[Engine]:
 
 
 @pytest.fixture
-def committed_app(committed_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The app with the production get_db on the test database: one committed session per
+def committed_app(committed_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app with the production sessions on the test database: one committed session per
     request (the suite's rolled-back session override is lifted)."""
     write_engine = committed_engine.execution_options(sqlite_begin="IMMEDIATE")
     monkeypatch.setattr(database, "get_engine", lambda: committed_engine)
     monkeypatch.setattr(database, "_write_engine", lambda: write_engine)
-    previous = app.dependency_overrides.pop(get_db, None)
-    try:
-        yield
-    finally:
-        if previous is not None:
-            app.dependency_overrides[get_db] = previous
+    for dependency in SESSION_DEPENDENCIES:
+        monkeypatch.delitem(app.dependency_overrides, dependency, raising=False)

@@ -13,7 +13,7 @@ import contextlib
 import subprocess
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -21,18 +21,17 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from app.core import database
-from app.core.database import create_db_engine, get_db
+from app.core.database import create_db_engine
 from app.core.security import verified_keys
 from app.core.settings import Settings
 from app.main import app
 from app.routers import rolls as rolls_router
 from app.routers.common import SessionRoute
-from tests.conftest import API
+from tests.conftest import API, SESSION_DEPENDENCIES, api_routes
 from tests.db.servers import (
     all_log_entries,
     assert_gap_free_and_verified,
@@ -139,7 +138,8 @@ def test_reads_outnumbering_threads_and_connections_all_finish(
     engine = create_db_engine(database_url, pool_size=2, max_overflow=0, pool_timeout=5)
     monkeypatch.setattr(database, "get_engine", lambda: engine)
     monkeypatch.setattr(database, "_write_engine", lambda: engine)
-    monkeypatch.delitem(app.dependency_overrides, get_db, raising=False)
+    for dependency in SESSION_DEPENDENCIES:
+        monkeypatch.delitem(app.dependency_overrides, dependency, raising=False)
 
     async def read_concurrently() -> list[int]:
         anyio.to_thread.current_default_thread_limiter().total_tokens = 2
@@ -162,18 +162,9 @@ def test_reads_outnumbering_threads_and_connections_all_finish(
         engine.dispose()
 
 
-def _api_routes(routes: list[Any]) -> Iterator[APIRoute]:
-    for route in routes:
-        if isinstance(route, APIRoute):
-            yield route
-        included = getattr(route, "original_router", None)  # FastAPI's included routers
-        if included is not None:
-            yield from _api_routes(included.routes)
-
-
 def test_every_route_ends_its_transaction_in_its_own_thread() -> None:
     # A route without it would bring back the stall the test above guards against.
-    routes = list(_api_routes(app.routes))
+    routes = list(api_routes(app.routes))
     documented = {
         operation["operationId"]
         for path in app.openapi()["paths"].values()

@@ -21,7 +21,7 @@ from sqlalchemy import Engine, text
 from sqlmodel import Session
 
 from app.core import database
-from app.core.database import create_db_engine, get_db
+from app.core.database import create_db_engine
 from app.engine.contract import Prepared
 from app.engine.registry import DEFAULT_REGISTRY
 from app.engine.rulesets.dice import DiceRequest
@@ -31,7 +31,7 @@ from app.services import log as log_service
 from app.services.access import LockedAccess, get_campaign_access
 from app.services.characters import update_character
 from app.services.members import remove_member
-from tests.conftest import API, SHEETS
+from tests.conftest import API, SESSION_DEPENDENCIES, SHEETS
 
 ROLL = {"kind": "dice", "notation": "1d6"}
 WAIT_TIMEOUT = 10.0
@@ -46,7 +46,8 @@ def engine(
     writer = engine.execution_options(sqlite_begin="IMMEDIATE")
     monkeypatch.setattr(database, "get_engine", lambda: engine)
     monkeypatch.setattr(database, "_write_engine", lambda: writer)
-    monkeypatch.delitem(app.dependency_overrides, get_db, raising=False)
+    for dependency in SESSION_DEPENDENCIES:
+        monkeypatch.delitem(app.dependency_overrides, dependency, raising=False)
     yield engine
     engine.dispose()
 

@@ -1,6 +1,7 @@
-"""Issue 23: a request declared to only read (the odds of a roll) gets a ReadSession: on
-PostgreSQL its statements run outside any transaction (no BEGIN, no ROLLBACK: two round
-trips fewer), and any write through it is refused, on every database."""
+"""Issue 23: a request declared to only read (a GET that reads, the odds of a roll) gets a
+ReadSession: on PostgreSQL its statements run outside any transaction (no BEGIN, no
+ROLLBACK: two round trips fewer), and any write through it is refused, on every database,
+and in the suite's shared session while such a request runs."""
 
 from __future__ import annotations
 
@@ -15,12 +16,20 @@ from sqlalchemy.pool import QueuePool
 from sqlmodel import Session, col
 
 from app.core import database
-from app.core.database import ReadSession, WriteInReadSession, create_db_engine
+from app.core.database import (
+    ReadSession,
+    WriteInReadSession,
+    create_db_engine,
+    get_db,
+    get_read_only_db,
+    get_read_session,
+)
 from app.core.driver_sql import DriverStatement
 from app.main import app
 from app.models import Campaign, User
+from app.routers import campaigns as campaigns_router
 from app.routers import common
-from tests.conftest import API
+from tests.conftest import API, Caller, api_routes
 from tests.db.servers import register_gm_and_campaign
 
 ON_POSTGRES = "postgresql"
@@ -146,3 +155,85 @@ def test_the_odds_of_a_plain_request_are_read_through_a_read_session(
     with Session(database.get_engine()) as check:
         campaign = check.get(Campaign, uuid.UUID(campaign_id))
         assert campaign is not None and campaign.last_seq == 2  # the epoch and the roll
+
+
+# The GET routes that write, and what: every other GET that opens a session only reads
+# (issue 23), so it reads through a ReadSession.
+GETS_THAT_WRITE = {
+    "fairness-get": "opens the first epoch of a campaign older than the log",
+    "events-follow": "redeems (deletes) a one-time stream ticket",
+}
+# Long reads: they stream their pages through one READ ONLY transaction.
+LONG_READS = {"log-verify", "log-export"}
+
+
+# GET routes that open no session: the key lookup's (get_db) opens only on a cache miss.
+NO_SESSION = {"users-me", "systems-list", "systems-get", "systems-rules", "rules-get"}
+
+
+def test_every_get_route_that_only_reads_gets_a_read_session() -> None:
+    without_session = set()
+    for route in api_routes(app.routes):
+        if "GET" not in route.methods:
+            continue
+        own = {dependency.call for dependency in route.dependant.dependencies}
+        if route.operation_id in GETS_THAT_WRITE:
+            assert get_db in own and get_read_session not in own, route.operation_id
+        elif route.operation_id in LONG_READS:
+            assert get_read_only_db in own and get_db not in own, route.operation_id
+        elif get_read_session not in own:
+            assert get_db not in own and get_read_only_db not in own, route.operation_id
+            without_session.add(route.operation_id)
+    assert without_session == NO_SESSION
+
+
+def test_a_get_that_writes_is_refused_in_the_suite_and_the_next_request_is_served(
+    client: TestClient, gm: Caller, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suite serves every request from one session; while a request declared to only
+    read runs, it refuses writes as a ReadSession would in production."""
+    created = client.post(
+        f"{API}/campaigns", json={"name": "Elysium", "system": "vampire"}, headers=gm.headers
+    )
+    assert created.status_code == 201, created.text
+    campaign = f"{API}/campaigns/{created.json()['id']}"
+    reading = campaigns_router.get_campaign_access
+
+    def writing(session: Session, *args: Any, **kwargs: Any) -> Any:
+        session.add(User(name="Intruder", api_key_hash=uuid.uuid4().hex))
+        session.flush()
+        return reading(session, *args, **kwargs)
+
+    monkeypatch.setattr(campaigns_router, "get_campaign_access", writing)
+    with pytest.raises(WriteInReadSession):
+        client.get(campaign, headers=gm.headers)
+    monkeypatch.setattr(campaigns_router, "get_campaign_access", reading)
+    # The writes that follow are served, and the refused user was never written.
+    renamed = client.patch(campaign, json={"name": "Elysium West"}, headers=gm.headers)
+    assert renamed.status_code == 200, renamed.text
+    shown = client.get(campaign, headers=gm.headers)
+    assert shown.status_code == 200 and shown.json()["name"] == "Elysium West"
+
+
+def test_gets_that_read_and_gets_that_write_get_their_sessions(
+    committed_app: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[Session] = []
+    opening = database.open_request_session
+
+    def recording(method: str, *, reads_only: bool = False) -> Session:
+        session = opening(method, reads_only=reads_only)
+        opened.append(session)
+        return session
+
+    monkeypatch.setattr(database, "open_request_session", recording)
+    with TestClient(app) as http:
+        headers, campaign_id = register_gm_and_campaign(http, "Octavia")
+        for path, read_session in (("", True), ("/characters", True), ("/fairness", False)):
+            opened.clear()
+            answer = http.get(f"{API}/campaigns/{campaign_id}{path}", headers=headers)
+            assert answer.status_code == 200, answer.text
+            # and get_db's session, unused: the key was verified by an earlier request
+            assert any(isinstance(s, ReadSession) for s in opened) is read_session, path
+    pool = database.get_engine().pool
+    assert isinstance(pool, QueuePool) and pool.checkedout() == 0
