@@ -109,7 +109,10 @@ class ReadSession(Session):
     be left half made and a row lock would end with its statement, so on every database a
     ReadSession refuses a flush, and an insert, update, delete or `FOR UPDATE` select run
     through `Session.execute` or a `DriverStatement`. SQL written as text, or run on the
-    session's connection directly, is not inspected: a read-only route has no cause to.
+    session's connection directly, is not inspected: a read-only route has no cause to. Nor
+    is a select of a function with effects: an advisory lock (idempotency) would end with
+    its statement, and a `pg_notify` (the feed) would be sent at once, so neither belongs
+    in a read-only request.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

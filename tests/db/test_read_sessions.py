@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, delete, insert, select, text, update
 from sqlalchemy.pool import QueuePool
@@ -25,6 +26,7 @@ from app.core.database import (
     get_read_session,
 )
 from app.core.driver_sql import DriverStatement
+from app.core.security import get_current_user
 from app.main import app
 from app.models import Campaign, User
 from app.routers import campaigns as campaigns_router
@@ -171,20 +173,38 @@ LONG_READS = {"log-verify", "log-export"}
 NO_SESSION = {"users-me", "systems-list", "systems-get", "systems-rules", "rules-get"}
 
 
+def _sessions_of(route: APIRoute) -> set[Any]:
+    """Every dependency of the route, however deep, but the key lookup's (get_db's session,
+    which opens only when the worker has not verified the key yet)."""
+    found: set[Any] = set()
+    stack = list(route.dependant.dependencies)
+    while stack:
+        dependency = stack.pop()
+        if dependency.call is get_current_user:
+            continue
+        found.add(dependency.call)
+        stack.extend(dependency.dependencies)
+    return found
+
+
 def test_every_get_route_that_only_reads_gets_a_read_session() -> None:
     without_session = set()
     for route in api_routes(app.routes):
         if "GET" not in route.methods:
             continue
-        own = {dependency.call for dependency in route.dependant.dependencies}
+        own = _sessions_of(route)
         if route.operation_id in GETS_THAT_WRITE:
             assert get_db in own and get_read_session not in own, route.operation_id
         elif route.operation_id in LONG_READS:
             assert get_read_only_db in own and get_db not in own, route.operation_id
-        elif get_read_session not in own:
+        else:
             assert get_db not in own and get_read_only_db not in own, route.operation_id
-            without_session.add(route.operation_id)
+            if get_read_session not in own:
+                without_session.add(route.operation_id)
     assert without_session == NO_SESSION
+    # and the odds of a roll, a POST that only reads, whichever path resolves it
+    odds = next(r for r in api_routes(app.routes) if r.operation_id == "odds-compute")
+    assert get_read_session in _sessions_of(odds) and get_db not in _sessions_of(odds)
 
 
 def test_a_get_that_writes_is_refused_in_the_suite_and_the_next_request_is_served(
