@@ -30,6 +30,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 from sqlmodel import Session
 
+from app.core import database
 from app.core.database import (
     READS_ONLY,
     create_db_engine,
@@ -105,6 +106,15 @@ def api_routes(routes: list[Any]) -> Iterator[APIRoute]:
 
 # What a request gets its session from: the suite overrides all three with the test's.
 SESSION_DEPENDENCIES = (get_db, get_read_only_db, get_read_session)
+
+
+def serve_committed(monkeypatch: pytest.MonkeyPatch, engine: Engine, writer: Engine) -> None:
+    """The app's requests get production sessions on `engine` (writes begin on `writer`),
+    committed: the suite's rolled-back session overrides are lifted for the test."""
+    monkeypatch.setattr(database, "get_engine", lambda: engine)
+    monkeypatch.setattr(database, "_write_engine", lambda: writer)
+    for dependency in SESSION_DEPENDENCIES:
+        monkeypatch.delitem(app.dependency_overrides, dependency, raising=False)
 
 
 def serve_from(api: FastAPI, session: Session) -> None:

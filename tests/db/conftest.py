@@ -7,10 +7,8 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine
 
-from app.core import database
 from app.core.database import create_db_engine
-from app.main import app
-from tests.conftest import SESSION_DEPENDENCIES
+from tests.conftest import serve_committed
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +24,4 @@ def committed_app(committed_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> 
     """The app with the production sessions on the test database: one committed session per
     request (the suite's rolled-back session override is lifted)."""
     write_engine = committed_engine.execution_options(sqlite_begin="IMMEDIATE")
-    monkeypatch.setattr(database, "get_engine", lambda: committed_engine)
-    monkeypatch.setattr(database, "_write_engine", lambda: write_engine)
-    for dependency in SESSION_DEPENDENCIES:
-        monkeypatch.delitem(app.dependency_overrides, dependency, raising=False)
+    serve_committed(monkeypatch, committed_engine, write_engine)

@@ -24,14 +24,13 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from app.core import database
 from app.core.database import create_db_engine
 from app.core.security import verified_keys
 from app.core.settings import Settings
 from app.main import app
 from app.routers import rolls as rolls_router
 from app.routers.common import SessionRoute
-from tests.conftest import API, SESSION_DEPENDENCIES, api_routes
+from tests.conftest import API, api_routes, serve_committed
 from tests.db.servers import (
     all_log_entries,
     assert_gap_free_and_verified,
@@ -136,10 +135,7 @@ def test_reads_outnumbering_threads_and_connections_all_finish(
     back before the pool's timeout.
     """
     engine = create_db_engine(database_url, pool_size=2, max_overflow=0, pool_timeout=5)
-    monkeypatch.setattr(database, "get_engine", lambda: engine)
-    monkeypatch.setattr(database, "_write_engine", lambda: engine)
-    for dependency in SESSION_DEPENDENCIES:
-        monkeypatch.delitem(app.dependency_overrides, dependency, raising=False)
+    serve_committed(monkeypatch, engine, engine)
 
     async def read_concurrently() -> list[int]:
         anyio.to_thread.current_default_thread_limiter().total_tokens = 2

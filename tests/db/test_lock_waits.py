@@ -20,7 +20,6 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 from sqlmodel import Session
 
-from app.core import database
 from app.core.database import create_db_engine
 from app.engine.contract import Prepared
 from app.engine.registry import DEFAULT_REGISTRY
@@ -31,7 +30,7 @@ from app.services import log as log_service
 from app.services.access import LockedAccess, get_campaign_access
 from app.services.characters import update_character
 from app.services.members import remove_member
-from tests.conftest import API, SESSION_DEPENDENCIES, SHEETS
+from tests.conftest import API, SHEETS, serve_committed
 
 ROLL = {"kind": "dice", "notation": "1d6"}
 WAIT_TIMEOUT = 10.0
@@ -44,10 +43,7 @@ def engine(
     """The app on the test database with committed sessions, and its engine for the holder."""
     engine = create_db_engine(database_url)
     writer = engine.execution_options(sqlite_begin="IMMEDIATE")
-    monkeypatch.setattr(database, "get_engine", lambda: engine)
-    monkeypatch.setattr(database, "_write_engine", lambda: writer)
-    for dependency in SESSION_DEPENDENCIES:
-        monkeypatch.delitem(app.dependency_overrides, dependency, raising=False)
+    serve_committed(monkeypatch, engine, writer)
     yield engine
     engine.dispose()
 

@@ -167,13 +167,11 @@ GETS_THAT_WRITE = {
 }
 # Long reads: they stream their pages through one READ ONLY transaction.
 LONG_READS = {"log-verify", "log-export"}
-
-
 # GET routes that open no session: the key lookup's (get_db) opens only on a cache miss.
 NO_SESSION = {"users-me", "systems-list", "systems-get", "systems-rules", "rules-get"}
 
 
-def _sessions_of(route: APIRoute) -> set[Any]:
+def _dependencies_of(route: APIRoute) -> set[Any]:
     """Every dependency of the route, however deep, but the key lookup's (get_db's session,
     which opens only when the worker has not verified the key yet)."""
     found: set[Any] = set()
@@ -192,7 +190,7 @@ def test_every_get_route_that_only_reads_gets_a_read_session() -> None:
     for route in api_routes(app.routes):
         if "GET" not in route.methods:
             continue
-        own = _sessions_of(route)
+        own = _dependencies_of(route)
         if route.operation_id in GETS_THAT_WRITE:
             assert get_db in own and get_read_session not in own, route.operation_id
         elif route.operation_id in LONG_READS:
@@ -204,11 +202,11 @@ def test_every_get_route_that_only_reads_gets_a_read_session() -> None:
     assert without_session == NO_SESSION
     # and the odds of a roll, a POST that only reads, whichever path resolves it
     odds = next(r for r in api_routes(app.routes) if r.operation_id == "odds-compute")
-    assert get_read_session in _sessions_of(odds) and get_db not in _sessions_of(odds)
+    assert get_read_session in _dependencies_of(odds) and get_db not in _dependencies_of(odds)
 
 
 def test_a_get_that_writes_is_refused_in_the_suite_and_the_next_request_is_served(
-    client: TestClient, gm: Caller, monkeypatch: pytest.MonkeyPatch
+    client: TestClient, session: Session, gm: Caller, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The suite serves every request from one session; while a request declared to only
     read runs, it refuses writes as a ReadSession would in production."""
@@ -233,6 +231,7 @@ def test_a_get_that_writes_is_refused_in_the_suite_and_the_next_request_is_serve
     assert renamed.status_code == 200, renamed.text
     shown = client.get(campaign, headers=gm.headers)
     assert shown.status_code == 200 and shown.json()["name"] == "Elysium West"
+    assert session.exec(select(User).where(col(User.name) == "Intruder")).first() is None
 
 
 def test_gets_that_read_and_gets_that_write_get_their_sessions(
