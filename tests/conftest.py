@@ -35,6 +35,7 @@ from app.core.database import (
     READS_ONLY,
     create_db_engine,
     get_db,
+    get_key_session,
     get_read_only_db,
     get_read_session,
     guard_reads,
@@ -104,8 +105,8 @@ def api_routes(routes: list[Any]) -> Iterator[APIRoute]:
             yield from api_routes(included.routes)
 
 
-# What a request gets its session from: the suite overrides all three with the test's.
-SESSION_DEPENDENCIES = (get_db, get_read_only_db, get_read_session)
+# What a request gets its session from: the suite overrides all four with the test's.
+SESSION_DEPENDENCIES = (get_db, get_read_only_db, get_read_session, get_key_session)
 
 
 def serve_committed(monkeypatch: pytest.MonkeyPatch, engine: Engine, writer: Engine) -> None:
@@ -140,6 +141,8 @@ def serve_from(api: FastAPI, session: Session) -> None:
     api.dependency_overrides[get_db] = request_session
     api.dependency_overrides[get_read_only_db] = request_session
     api.dependency_overrides[get_read_session] = read_session
+    # Not marked: a request that writes looks its caller's key up too.
+    api.dependency_overrides[get_key_session] = request_session
 
 
 @pytest.fixture

@@ -206,3 +206,16 @@ async def get_read_session() -> AsyncIterator[Session]:
 
 
 ReadSessionDep = Annotated[Session, Depends(get_read_session)]
+
+
+async def get_key_session() -> AsyncIterator[Session]:
+    """The session an API key is looked up in when its worker has not verified it yet: a
+    ReadSession, so that the lookup of a request that writes takes no transaction of its
+    own (on SQLite, a write's lookup would take the write lock to read one row). Its own
+    dependency, not get_read_session: the tests serve both from one session, marked as
+    only reading while a read-only request runs, which a write's lookup is not."""
+    session = open_request_session("GET", reads_only=True)
+    try:
+        yield session
+    finally:
+        await close_session(session)

@@ -15,7 +15,13 @@ from fastapi.routing import APIRoute
 from fastapi.security.utils import get_authorization_scheme_param
 from sqlmodel import Session
 
-from app.core.database import close_session, get_db, get_read_session, open_request_session
+from app.core.database import (
+    close_session,
+    get_db,
+    get_key_session,
+    get_read_session,
+    open_request_session,
+)
 from app.core.problems import Unprocessable
 from app.core.security import bearer, get_current_user, hash_api_key, verified_keys
 from app.engine.contract import Language, Visibility
@@ -103,7 +109,7 @@ FastPath = Callable[[Session, PlainCall], Awaitable[Response]]
 # What plain_call stands in for: the session, the bearer key and its user, and an
 # Idempotency-Key (a plain request has none); check_fast_path_resolves holds endpoints to it.
 FAST_PATH_RESOLVES: frozenset[Any] = frozenset(
-    {get_db, get_read_session, get_current_user, bearer, idempotency_request}
+    {get_db, get_read_session, get_current_user, get_key_session, bearer, idempotency_request}
 )
 FAST_PATH = "__nocturne_fast_path__"
 FAST_PATH_READS_ONLY = "__nocturne_fast_path_reads_only__"
@@ -143,9 +149,8 @@ def check_fast_path_resolves(route: APIRoute, reads_only: bool) -> None:
         stack.extend(dependency.dependencies)
     unknown = [str(getattr(c, "__name__", c)) for c in calls - FAST_PATH_RESOLVES]
     unknown += sorted(headers - {"Accept-Language"})
-    # The endpoint's own session (the key lookup's, get_db's, opens only on a cache miss).
     other_session = get_db if reads_only else get_read_session
-    if other_session in {dependency.call for dependency in route.dependant.dependencies}:
+    if other_session in calls:
         unknown.append(f"{other_session.__name__} (the fast path's session is the other kind)")
     if unknown:
         raise RuntimeError(

@@ -16,17 +16,18 @@ from sqlalchemy import Engine, delete, insert, select, text, update
 from sqlalchemy.pool import QueuePool
 from sqlmodel import Session, col
 
-from app.core import database
+from app.core import database, security
 from app.core.database import (
     ReadSession,
     WriteInReadSession,
     create_db_engine,
     get_db,
+    get_key_session,
     get_read_only_db,
     get_read_session,
 )
 from app.core.driver_sql import DriverStatement
-from app.core.security import get_current_user
+from app.core.security import get_current_user, verified_keys
 from app.main import app
 from app.models import Campaign, User
 from app.routers import campaigns as campaigns_router
@@ -167,18 +168,17 @@ GETS_THAT_WRITE = {
 }
 # Long reads: they stream their pages through one READ ONLY transaction.
 LONG_READS = {"log-verify", "log-export"}
-# GET routes that open no session: the key lookup's (get_db) opens only on a cache miss.
+# GET routes that open no session but the key lookup's, which connects only on a cache miss.
 NO_SESSION = {"users-me", "systems-list", "systems-get", "systems-rules", "rules-get"}
 
 
-def _dependencies_of(route: APIRoute) -> set[Any]:
-    """Every dependency of the route, however deep, but the key lookup's (get_db's session,
-    which opens only when the worker has not verified the key yet)."""
+def _dependencies_of(route: APIRoute, *, skipping: Any = None) -> set[Any]:
+    """Every dependency of the route, however deep, but `skipping` and what it depends on."""
     found: set[Any] = set()
     stack = list(route.dependant.dependencies)
     while stack:
         dependency = stack.pop()
-        if dependency.call is get_current_user:
+        if dependency.call is skipping:
             continue
         found.add(dependency.call)
         stack.extend(dependency.dependencies)
@@ -190,7 +190,7 @@ def test_every_get_route_that_only_reads_gets_a_read_session() -> None:
     for route in api_routes(app.routes):
         if "GET" not in route.methods:
             continue
-        own = _dependencies_of(route)
+        own = _dependencies_of(route, skipping=get_current_user)
         if route.operation_id in GETS_THAT_WRITE:
             assert get_db in own and get_read_session not in own, route.operation_id
         elif route.operation_id in LONG_READS:
@@ -203,6 +203,19 @@ def test_every_get_route_that_only_reads_gets_a_read_session() -> None:
     # and the odds of a roll, a POST that only reads, whichever path resolves it
     odds = next(r for r in api_routes(app.routes) if r.operation_id == "odds-compute")
     assert get_read_session in _dependencies_of(odds) and get_db not in _dependencies_of(odds)
+
+
+def test_a_key_is_looked_up_in_a_read_session_of_its_own_on_every_route() -> None:
+    """The caller's key lookup reads one row: whatever the route, GET or write, it runs in
+    get_key_session's ReadSession, never in the transaction of a write's session."""
+    authenticated = 0
+    for route in api_routes(app.routes):
+        if get_current_user in _dependencies_of(route):
+            authenticated += 1
+            lookup = [d for d in route.dependant.dependencies if d.call is get_current_user]
+            assert {d.call for d in lookup[0].dependencies} >= {get_key_session}, route.path
+            assert get_db not in {d.call for d in lookup[0].dependencies}, route.path
+    assert authenticated > 50
 
 
 def test_a_get_that_writes_is_refused_in_the_suite_and_the_next_request_is_served(
@@ -245,14 +258,55 @@ def test_gets_that_read_and_gets_that_write_get_their_sessions(
         opened.append(session)
         return session
 
+    def key_session() -> Iterator[Session]:  # not recorded: the route's own are compared
+        session = opening("GET", reads_only=True)
+        try:
+            yield session
+        finally:
+            session.close()
+
     monkeypatch.setattr(database, "open_request_session", recording)
+    monkeypatch.setitem(app.dependency_overrides, get_key_session, key_session)
     with TestClient(app) as http:
         headers, campaign_id = register_gm_and_campaign(http, "Octavia")
         for path, read_session in (("", True), ("/characters", True), ("/fairness", False)):
             opened.clear()
             answer = http.get(f"{API}/campaigns/{campaign_id}{path}", headers=headers)
             assert answer.status_code == 200, answer.text
-            # and get_db's session, unused: the key was verified by an earlier request
             assert any(isinstance(s, ReadSession) for s in opened) is read_session, path
+    pool = database.get_engine().pool
+    assert isinstance(pool, QueuePool) and pool.checkedout() == 0
+
+
+def test_a_key_not_yet_verified_is_looked_up_in_a_read_session(
+    committed_app: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a read and on writes, the lookup of a key the worker has not verified yet runs in
+    a ReadSession (outside a transaction on PostgreSQL, no write lock on SQLite), and the
+    request is then served as usual."""
+    looked_up_in: list[Session] = []
+    lookup = security._lookup
+
+    def recording(session: Session, key_hash: str) -> User | None:
+        looked_up_in.append(session)
+        return lookup(session, key_hash)
+
+    monkeypatch.setattr(security, "_lookup", recording)
+    with TestClient(app) as http:
+        headers, campaign_id = register_gm_and_campaign(http, "Octavia")
+        campaign = f"{API}/campaigns/{campaign_id}"
+        for method, path, body, status in (
+            ("GET", campaign, None, 200),
+            ("PATCH", campaign, {"name": "Elysium West"}, 200),
+            ("POST", f"{campaign}/rolls", {"kind": "dice", "notation": "1d6"}, 201),
+        ):
+            verified_keys.forget_all()
+            looked_up_in.clear()
+            answer = http.request(method, path, json=body, headers=headers)
+            assert answer.status_code == status, answer.text
+            assert len(looked_up_in) == 1, method
+            assert isinstance(looked_up_in[0], ReadSession), method
+            assert not looked_up_in[0].in_transaction(), method  # its connection given back
+        assert http.get(campaign, headers=headers).json()["name"] == "Elysium West"
     pool = database.get_engine().pool
     assert isinstance(pool, QueuePool) and pool.checkedout() == 0
