@@ -88,7 +88,7 @@ def open_request_session(method: str, *, reads_only: bool = False) -> Session:
     """A request's session: on SQLite, requests that may write begin as writers; a request
     known to only read (`reads_only`, whatever its method) gets a ReadSession."""
     if reads_only:
-        return ReadSession(reading_engine(get_engine()), expire_on_commit=False)
+        return new_read_session()
     bind = _write_engine() if method in WRITE_METHODS else get_engine()
     return Session(bind, expire_on_commit=False)
 
@@ -99,8 +99,9 @@ READS_ONLY = "nocturne.reads_only"
 
 
 class ReadSession(Session):
-    """The session of a request that only reads (issue 23): the GET routes that read, and
-    the odds of a roll.
+    """The session of a request that only reads (issue 23): the GET routes that read, the
+    odds of a roll, an API key's lookup; and of the service's own reads (the feed's, the
+    webhook sender's poll).
 
     On PostgreSQL its statements run outside any transaction (AUTOCOMMIT): at READ
     COMMITTED a transaction of reads sees what each of its statements would see alone, so
@@ -154,6 +155,12 @@ def guard_reads(target: type[Session] | Session) -> None:
 
 
 guard_reads(ReadSession)
+
+
+def new_read_session() -> ReadSession:
+    """A ReadSession on the app's pool: a request's that only reads, or a read of the
+    service's own (the feed's rooms catching up) that needs no transaction either."""
+    return ReadSession(reading_engine(get_engine()), expire_on_commit=False)
 
 
 @lru_cache(maxsize=4)

@@ -21,14 +21,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from sqlalchemy import delete, event, update
+from sqlalchemy import delete, event, text, update
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 from standardwebhooks.webhooks import Webhook as Verifier
 from standardwebhooks.webhooks import WebhookVerificationError
 
 import app.services.roll_batches as roll_batches
-from app.core.database import create_db_engine
+from app.core.database import ReadSession, create_db_engine
 from app.core.settings import Settings, get_settings
 from app.models import Campaign, User, Webhook, WebhookAttempt, WebhookDelivery, utcnow
 from app.services.feed.notices import Notice
@@ -872,6 +872,29 @@ def test_the_sender_thread_survives_errors_wakes_on_notices_and_stops(db_engine,
     finally:
         sender.stop(timeout=5)
     assert not sender._thread.is_alive()
+
+
+def test_the_senders_poll_reads_outside_a_transaction(db_engine, monkeypatch):
+    """Issue 23: the poll each second is a ReadSession's (autocommit on PostgreSQL): no
+    BEGIN and ROLLBACK, whose ROLLBACK made psycopg drop the connection's prepared
+    statements, those of the rolls included."""
+    polled: list[tuple[Session, bool]] = []
+    real_has_due = dispatch.has_due
+
+    def has_due(session: Session, now: datetime) -> bool:
+        session.execute(text("SELECT 1"))
+        driver = session.connection().connection.driver_connection
+        status = getattr(getattr(driver, "info", None), "transaction_status", None)
+        polled.append((session, status is not None and status.name != "IDLE"))
+        return real_has_due(session, now)
+
+    monkeypatch.setattr(dispatch, "has_due", has_due)
+    sender = dispatch.Sender(db_engine, Settings(), interval=60)
+    assert sender._round(client=None) == 0  # nothing due: no client needed
+    [(session, in_transaction)] = polled
+    assert isinstance(session, ReadSession)
+    if db_engine.dialect.name == "postgresql":
+        assert not in_transaction
 
 
 def test_the_app_runs_the_sender_only_when_delivery_is_enabled(db_engine, monkeypatch):

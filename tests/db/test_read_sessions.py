@@ -28,10 +28,12 @@ from app.core.database import (
 )
 from app.core.driver_sql import DriverStatement
 from app.core.security import get_current_user, verified_keys
+from app.engine.registry import DEFAULT_REGISTRY
 from app.main import app
 from app.models import Campaign, User
 from app.routers import campaigns as campaigns_router
 from app.routers import common
+from app.services.feed import reading
 from tests.conftest import API, Caller, api_routes
 from tests.db.servers import register_gm_and_campaign
 
@@ -310,3 +312,41 @@ def test_a_key_not_yet_verified_is_looked_up_in_a_read_session(
         assert http.get(campaign, headers=headers).json()["name"] == "Elysium West"
     pool = database.get_engine().pool
     assert isinstance(pool, QueuePool) and pool.checkedout() == 0
+
+
+def test_the_feeds_reads_run_outside_a_transaction(
+    committed_app: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A campaign's feed reads each new entry once for its followers (a room), and a new
+    stream catches up: in a ReadSession, so on PostgreSQL no BEGIN and no ROLLBACK, whose
+    ROLLBACK made psycopg drop the statements the rolls had prepared on that connection."""
+    seen: list[tuple[Session, bool]] = []
+    rows_after = reading._rows_after
+
+    def recording(session: Session, campaign_id: uuid.UUID, after_seq: int) -> Any:
+        on_postgres = session.get_bind().dialect.name == ON_POSTGRES
+        seen.append((session, on_postgres and _in_transaction(session)))
+        return rows_after(session, campaign_id, after_seq)
+
+    monkeypatch.setattr(reading, "_rows_after", recording)
+    with TestClient(app) as http:
+        headers, campaign_id = register_gm_and_campaign(http, "Octavia")
+        rolled = http.post(
+            f"{API}/campaigns/{campaign_id}/rolls",
+            json={"kind": "dice", "notation": "1d6"},
+            headers=headers,
+        )
+        assert rolled.status_code == 201, rolled.text
+        gm_id = http.get(f"{API}/users/me", headers=headers).json()["id"]
+    with Session(database.get_engine()) as lookup:
+        gm = lookup.get(User, uuid.UUID(gm_id))
+        assert gm is not None
+        lookup.expunge(gm)
+    viewer = reading.Viewer(gm, "en", DEFAULT_REGISTRY)
+    campaign = uuid.UUID(campaign_id)
+    caught_up = reading.catch_up(campaign, viewer, 0)
+    batch = reading.read_room(campaign, 0, [(viewer, "gm")], set(), recheck=True)
+    assert caught_up and batch.events[viewer.key]  # the roll, as the GM sees it
+    assert len(seen) == 2
+    assert all(isinstance(session, ReadSession) for session, _ in seen)
+    assert not any(in_transaction for _, in_transaction in seen)

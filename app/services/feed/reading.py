@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import TypeAdapter
 from sqlmodel import Session, col, select
 
-from app.core.database import read_only_engine
+from app.core.database import new_read_session
 from app.core.problems import NotFound
 from app.engine.contract import Language
 from app.engine.registry import Registry
@@ -137,7 +137,7 @@ def open_stream(session: Session, campaign_id: uuid.UUID, user: User) -> tuple[s
 def catch_up(campaign_id: uuid.UUID, viewer: Viewer, after_seq: int) -> list[Event]:
     """A page of the entries after `after_seq` as this viewer sees them (empty at the head);
     raises NotFound when the viewer may no longer read the log."""
-    with Session(read_only_engine(), expire_on_commit=False) as session:
+    with new_read_session() as session:
         access = readable_access(session, campaign_id, viewer.user)
         rows = _rows_after(session, campaign_id, after_seq)
         return _entry_events(session, access, viewer, rows)
@@ -152,7 +152,7 @@ def read_room(
 ) -> Batch:
     """Everything new in a campaign since `after_seq`, once, then as each viewer sees it;
     members are read again when they changed or on the periodic recheck."""
-    with Session(read_only_engine(), expire_on_commit=False) as session:
+    with new_read_session() as session:
         return room_batch(session, campaign_id, after_seq, viewers, topics, recheck)
 
 

@@ -28,6 +28,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 from standardwebhooks.webhooks import Webhook as Signer
 
+from app.core.database import ReadSession, reading_engine
 from app.core.problems import Unprocessable
 from app.core.settings import Settings, get_settings
 from app.engine.registry import DEFAULT_REGISTRY
@@ -432,7 +433,9 @@ class Sender:
     def __init__(self, engine: Engine, settings: Settings, interval: float = 1.0) -> None:
         # On SQLite the claim writes: its transaction takes the write lock at BEGIN.
         self._write = engine.execution_options(sqlite_begin="IMMEDIATE")
-        self._read = engine
+        # The poll each second reads outside a transaction (autocommit on PostgreSQL): its
+        # ROLLBACK made psycopg drop every statement the connection had prepared.
+        self._read = reading_engine(engine)
         self._settings = settings
         self._interval = interval
         self._wake = threading.Event()
@@ -476,7 +479,7 @@ class Sender:
                     self._wake.clear()
 
     def _round(self, client: httpx.Client) -> int:
-        with Session(self._read, expire_on_commit=False) as read:
+        with ReadSession(self._read, expire_on_commit=False) as read:
             if not has_due(read, utcnow()):
                 return 0
         with Session(self._write, expire_on_commit=False) as session:
