@@ -35,7 +35,7 @@ from app.core.database import (
     READS_ONLY,
     create_db_engine,
     get_db,
-    get_key_session,
+    get_lookup_session,
     get_read_only_db,
     get_read_session,
     guard_reads,
@@ -106,7 +106,7 @@ def api_routes(routes: list[Any]) -> Iterator[APIRoute]:
 
 
 # What a request gets its session from: the suite overrides all four with the test's.
-SESSION_DEPENDENCIES = (get_db, get_read_only_db, get_read_session, get_key_session)
+SESSION_DEPENDENCIES = (get_db, get_read_only_db, get_read_session, get_lookup_session)
 
 
 def serve_committed(monkeypatch: pytest.MonkeyPatch, engine: Engine, writer: Engine) -> None:
@@ -142,7 +142,7 @@ def serve_from(api: FastAPI, session: Session) -> None:
     api.dependency_overrides[get_read_only_db] = request_session
     api.dependency_overrides[get_read_session] = read_session
     # Not marked: a request that writes looks its caller's key up too.
-    api.dependency_overrides[get_key_session] = request_session
+    api.dependency_overrides[get_lookup_session] = request_session
 
 
 @pytest.fixture

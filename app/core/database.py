@@ -215,14 +215,18 @@ async def get_read_session() -> AsyncIterator[Session]:
 ReadSessionDep = Annotated[Session, Depends(get_read_session)]
 
 
-async def get_key_session() -> AsyncIterator[Session]:
-    """The session an API key is looked up in when its worker has not verified it yet: a
-    ReadSession, so that the lookup of a request that writes takes no transaction of its
-    own (on SQLite, a write's lookup would take the write lock to read one row). Its own
-    dependency, not get_read_session: the tests serve both from one session, marked as
-    only reading while a read-only request runs, which a write's lookup is not."""
+async def get_lookup_session() -> AsyncIterator[Session]:
+    """The session of what a request looks up before its own work: the caller's API key
+    when the worker has not verified it yet, an encounter's membership before an action's
+    body is read. A ReadSession, so that a write's lookups take no transaction of their own
+    (on SQLite, a write's would take the write lock to read a row). Its own dependency, not
+    get_read_session: the tests serve both from one session, marked as only reading while a
+    read-only request runs, which a write's lookups are not."""
     session = open_request_session("GET", reads_only=True)
     try:
         yield session
     finally:
         await close_session(session)
+
+
+LookupSessionDep = Annotated[Session, Depends(get_lookup_session)]

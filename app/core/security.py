@@ -13,7 +13,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlmodel import Session, select
 
-from app.core.database import get_key_session
+from app.core.database import LookupSessionDep
 from app.core.problems import Unauthorized
 from app.models import User
 
@@ -75,7 +75,7 @@ def _lookup(session: Session, key_hash: str) -> User | None:
 
 
 async def get_current_user(
-    session: Annotated[Session, Depends(get_key_session)],
+    session: LookupSessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> User:
     if credentials is None:

@@ -18,7 +18,7 @@ from sqlmodel import Session
 from app.core.database import (
     close_session,
     get_db,
-    get_key_session,
+    get_lookup_session,
     get_read_session,
     open_request_session,
 )
@@ -109,7 +109,7 @@ FastPath = Callable[[Session, PlainCall], Awaitable[Response]]
 # What plain_call stands in for: the session, the bearer key and its user, and an
 # Idempotency-Key (a plain request has none); check_fast_path_resolves holds endpoints to it.
 FAST_PATH_RESOLVES: frozenset[Any] = frozenset(
-    {get_db, get_read_session, get_current_user, get_key_session, bearer, idempotency_request}
+    {get_db, get_read_session, get_current_user, get_lookup_session, bearer, idempotency_request}
 )
 FAST_PATH = "__nocturne_fast_path__"
 FAST_PATH_READS_ONLY = "__nocturne_fast_path_reads_only__"

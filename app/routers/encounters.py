@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, Header, Query, Response
 from sqlmodel import Session
 
-from app.core.database import ReadSessionDep, SessionDep
+from app.core.database import LookupSessionDep, ReadSessionDep, SessionDep
 from app.core.problems import problem_responses
 from app.core.security import CurrentUser
 from app.engine.registry import Registry
@@ -218,7 +218,7 @@ def build(registry: Registry) -> APIRouter:
             Expected(if_match),
         )
 
-    def member(session: SessionDep, user: CurrentUser, encounter_id: uuid.UUID) -> None:
+    def member(session: LookupSessionDep, user: CurrentUser, encounter_id: uuid.UUID) -> None:
         """404 for a non-member before the action's body is read: they learn nothing of it."""
         service.load(session, user, encounter_id)
         session.rollback()  # a read only: no transaction is held until the action runs

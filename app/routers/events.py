@@ -15,7 +15,7 @@ from fastapi.security import HTTPAuthorizationCredentials
 from sqlmodel import Session
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from app.core.database import SessionDep
+from app.core.database import LookupSessionDep, SessionDep
 from app.core.problems import NotFound, Unauthorized, Unprocessable, problem_responses
 from app.core.security import CurrentUser, bearer, get_current_user
 from app.core.settings import get_settings
@@ -113,10 +113,13 @@ def _listen_for_commits() -> None:
 
 async def _authenticated(
     session: Session,
+    lookup: Session,
     campaign_id: uuid.UUID,
     credentials: HTTPAuthorizationCredentials | None,
     ticket: str | None,
 ) -> User:
+    """The ticket's user (redeeming it writes, in `session`), or the bearer key's (looked up
+    in `lookup` when the worker has not verified it yet)."""
     if ticket is not None:
         return await anyio.to_thread.run_sync(tickets.redeem, session, campaign_id, ticket)
     if credentials is None:
@@ -125,7 +128,7 @@ async def _authenticated(
             "stream ticket as ?ticket= (POST .../events/ticket)",
             headers={"WWW-Authenticate": "Bearer"},
         )
-    return await get_current_user(session, credentials)
+    return await get_current_user(lookup, credentials)
 
 
 def build(registry: Registry) -> APIRouter:
@@ -148,6 +151,7 @@ def build(registry: Registry) -> APIRouter:
     )
     async def follow(
         session: SessionDep,
+        lookup: LookupSessionDep,
         campaign_id: uuid.UUID,
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
         ticket: Annotated[
@@ -167,7 +171,7 @@ def build(registry: Registry) -> APIRouter:
     ) -> EventSourceResponse:
         """Follow the campaign live (Server-Sent Events): its entries as you may see them,
         resumable by Last-Event-ID or after_seq."""
-        user = await _authenticated(session, campaign_id, credentials, ticket)
+        user = await _authenticated(session, lookup, campaign_id, credentials, ticket)
         role, head = await anyio.to_thread.run_sync(reading.open_stream, session, campaign_id, user)
         start = _start_of(last_event_id, after_seq, head)
         viewer = Viewer(user, negotiate_language(accept_language), registry)

@@ -179,7 +179,7 @@ def _together(registry: Registry, jobs: Sequence[RollJob]) -> list[RollAnswer] |
     """The jobs' rolls in one transaction, or None when one failed (all rolled back)."""
     session = jobs[0].session
     for job in jobs[1:]:
-        _end_transaction(job.session)  # unused: the first job's session makes the batch
+        _end_transaction(job.session)  # the batch runs in the first job's session
     try:
         made: list[tuple[SealedEntry, LockedAccess]] = []
         # One lock for the batch: the first roll's, then its other members' rows at once.

@@ -11,7 +11,7 @@ import pytest
 from fastapi import APIRouter, Depends, Header, HTTPException
 from fastapi.testclient import TestClient
 
-from app.core.database import SessionDep
+from app.core.database import ReadSessionDep, SessionDep
 from app.core.security import CurrentUser, get_current_user
 from app.main import app
 from app.routers import common
@@ -197,6 +197,30 @@ def test_a_fast_path_refuses_an_endpoint_with_what_it_does_not_resolve(extra, un
         router.post("/probe", response_model=None)(common.fast_path(_answer)(endpoint))
     plain = APIRouter(route_class=common.SessionRoute)
     plain.post("/probe", response_model=None)(common.fast_path(_answer)(_plain_endpoint))
+
+
+def _reads_in_a_write_session(session: SessionDep) -> None:
+    """A helper dependency that came to open the session of writes."""
+
+
+def test_a_reading_fast_path_refuses_the_session_of_writes_at_any_depth(monkeypatch):
+    """A fast path that only reads serves its ReadSession: an endpoint that would also get
+    the session of writes, even through another dependency, is refused."""
+    known = common.FAST_PATH_RESOLVES | {_reads_in_a_write_session}
+    monkeypatch.setattr(common, "FAST_PATH_RESOLVES", known)
+
+    def endpoint(
+        session: ReadSessionDep,
+        user: CurrentUser,
+        helper: Annotated[None, Depends(_reads_in_a_write_session)],
+    ) -> None:
+        """An endpoint."""
+
+    router = APIRouter(route_class=common.SessionRoute)
+    with pytest.raises(RuntimeError, match=r"get_db \(the fast path's session is the other"):
+        router.post("/probe", response_model=None)(
+            common.fast_path(_answer, reads_only=True)(endpoint)
+        )
 
 
 async def _plain_endpoint(session: SessionDep, user: CurrentUser) -> None:

@@ -22,7 +22,7 @@ from app.core.database import (
     WriteInReadSession,
     create_db_engine,
     get_db,
-    get_key_session,
+    get_lookup_session,
     get_read_only_db,
     get_read_session,
 )
@@ -33,6 +33,7 @@ from app.main import app
 from app.models import Campaign, User
 from app.routers import campaigns as campaigns_router
 from app.routers import common
+from app.services import encounters as encounters_service
 from app.services.feed import reading
 from tests.conftest import API, Caller, api_routes
 from tests.db.servers import register_gm_and_campaign
@@ -207,17 +208,29 @@ def test_every_get_route_that_only_reads_gets_a_read_session() -> None:
     assert get_read_session in _dependencies_of(odds) and get_db not in _dependencies_of(odds)
 
 
-def test_a_key_is_looked_up_in_a_read_session_of_its_own_on_every_route() -> None:
+def test_lookups_before_a_request_s_work_get_a_read_session_of_their_own() -> None:
     """The caller's key lookup reads one row: whatever the route, GET or write, it runs in
-    get_key_session's ReadSession, never in the transaction of a write's session."""
+    get_lookup_session's ReadSession, never in the transaction of a write's session; so do
+    the feed's lookup (made in its code, for a stream opened by key rather than by ticket)
+    and the membership check before an encounter action's body is read."""
     authenticated = 0
-    for route in api_routes(app.routes):
+    by_id = {route.operation_id: route for route in api_routes(app.routes)}
+    for route in by_id.values():
         if get_current_user in _dependencies_of(route):
             authenticated += 1
             lookup = [d for d in route.dependant.dependencies if d.call is get_current_user]
-            assert {d.call for d in lookup[0].dependencies} >= {get_key_session}, route.path
+            assert {d.call for d in lookup[0].dependencies} >= {get_lookup_session}, route.path
             assert get_db not in {d.call for d in lookup[0].dependencies}, route.path
     assert authenticated > 50
+    follow = {d.call for d in by_id["events-follow"].dependant.dependencies}
+    assert get_lookup_session in follow  # and get_db, for a ticket it redeems
+    [member] = [
+        d
+        for d in by_id["encounters-act"].dependant.dependencies
+        if getattr(d.call, "__name__", "") == "member"
+    ]
+    assert get_lookup_session in {d.call for d in member.dependencies}
+    assert get_db not in {d.call for d in member.dependencies}
 
 
 def test_a_get_that_writes_is_refused_in_the_suite_and_the_next_request_is_served(
@@ -268,7 +281,7 @@ def test_gets_that_read_and_gets_that_write_get_their_sessions(
             session.close()
 
     monkeypatch.setattr(database, "open_request_session", recording)
-    monkeypatch.setitem(app.dependency_overrides, get_key_session, key_session)
+    monkeypatch.setitem(app.dependency_overrides, get_lookup_session, key_session)
     with TestClient(app) as http:
         headers, campaign_id = register_gm_and_campaign(http, "Octavia")
         for path, read_session in (("", True), ("/characters", True), ("/fairness", False)):
@@ -286,29 +299,44 @@ def test_a_key_not_yet_verified_is_looked_up_in_a_read_session(
     """On a read and on writes, the lookup of a key the worker has not verified yet runs in
     a ReadSession (outside a transaction on PostgreSQL, no write lock on SQLite), and the
     request is then served as usual."""
-    looked_up_in: list[Session] = []
-    lookup = security._lookup
+    # Each lookup's session, and whether it still held its connection once done.
+    looked_up_in: list[tuple[Session, bool]] = []
+    lookup, load_encounter = security._lookup, encounters_service.load
 
     def recording(session: Session, key_hash: str) -> User | None:
-        looked_up_in.append(session)
-        return lookup(session, key_hash)
+        try:
+            return lookup(session, key_hash)
+        finally:
+            looked_up_in.append((session, session.in_transaction()))
+
+    def recording_load(session: Session, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return load_encounter(session, *args, **kwargs)
+        finally:
+            looked_up_in.append((session, False))
 
     monkeypatch.setattr(security, "_lookup", recording)
+    monkeypatch.setattr(encounters_service, "load", recording_load)
     with TestClient(app) as http:
         headers, campaign_id = register_gm_and_campaign(http, "Octavia")
         campaign = f"{API}/campaigns/{campaign_id}"
-        for method, path, body, status in (
-            ("GET", campaign, None, 200),
-            ("PATCH", campaign, {"name": "Elysium West"}, 200),
-            ("POST", f"{campaign}/rolls", {"kind": "dice", "notation": "1d6"}, 201),
+        nowhere = uuid.uuid4()
+        for method, path, body, status, lookups in (
+            ("GET", campaign, None, 200, 1),
+            ("PATCH", campaign, {"name": "Elysium West"}, 200, 1),
+            ("POST", f"{campaign}/rolls", {"kind": "dice", "notation": "1d6"}, 201, 1),
+            ("GET", f"{API}/campaigns/{nowhere}/events", None, 404, 1),
+            # the key, then the membership check, before the body is read
+            ("POST", f"{API}/encounters/{nowhere}/actions", {"kind": "x"}, 404, 2),
         ):
             verified_keys.forget_all()
             looked_up_in.clear()
             answer = http.request(method, path, json=body, headers=headers)
             assert answer.status_code == status, answer.text
-            assert len(looked_up_in) == 1, method
-            assert isinstance(looked_up_in[0], ReadSession), method
-            assert not looked_up_in[0].in_transaction(), method  # its connection given back
+            assert len(looked_up_in) == lookups, path
+            for session, held in looked_up_in:
+                assert isinstance(session, ReadSession), path
+                assert not held, path  # its connection given back before the work
         assert http.get(campaign, headers=headers).json()["name"] == "Elysium West"
     pool = database.get_engine().pool
     assert isinstance(pool, QueuePool) and pool.checkedout() == 0
