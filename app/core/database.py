@@ -100,8 +100,8 @@ READS_ONLY = "nocturne.reads_only"
 
 class ReadSession(Session):
     """The session of a request that only reads (issue 23): the GET routes that read, the
-    odds of a roll, an API key's lookup; and of the service's own reads (the feed's, the
-    webhook sender's poll).
+    odds of a roll, what a request looks up before its own work (get_lookup_session); and
+    of the service's own reads (the feed's, the webhook sender's poll).
 
     On PostgreSQL its statements run outside any transaction (AUTOCOMMIT): at READ
     COMMITTED a transaction of reads sees what each of its statements would see alone, so
@@ -159,7 +159,7 @@ guard_reads(ReadSession)
 
 def new_read_session() -> ReadSession:
     """A ReadSession on the app's pool: a request's that only reads, or a read of the
-    service's own (the feed's rooms catching up) that needs no transaction either."""
+    service's own (the feed's rooms and streams catching up) that needs no transaction."""
     return ReadSession(reading_engine(get_engine()), expire_on_commit=False)
 
 
