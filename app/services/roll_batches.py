@@ -8,10 +8,12 @@ wait in the event loop instead, holding no thread and no connection, and one dra
 campaign and process takes them all: one thread, one lock, one commit for the batch, each
 roll still its own entry, sealed onto the chain in arrival order.
 
-A batch is all or nothing like a single roll: when any roll of it fails (a refusal, a
-member removed meanwhile), the batch is rolled back and each of its rolls is made again on
-its own, so each gets exactly the answer it would have had alone; nothing of a rolled-back
-batch was ever seen (FAIR-5: its seqs and dice are drawn again). Retries with an
+A roll refused before its dice are drawn wrote nothing: it is answered with its refusal
+and the batch goes on. A batch is otherwise all or nothing like a single roll: when any
+roll fails later (a member removed meanwhile, a refusal after the dice), the batch is
+rolled back and each of its rolls is made again on its own, so each gets exactly the
+answer it would have had alone; nothing of a rolled-back batch was ever seen (FAIR-5: its
+seqs and dice are drawn again). Retries with an
 Idempotency-Key and answers to roll requests take the single path.
 """
 
@@ -29,7 +31,9 @@ from pydantic import BaseModel
 from pydantic_core import to_json
 from sqlmodel import Session
 
+from app.core.problems import ProblemError
 from app.engine.contract import Language
+from app.engine.errors import EngineError
 from app.engine.registry import Registry
 from app.models import User
 from app.services.access import (
@@ -42,7 +46,7 @@ from app.services.access import (
 )
 from app.services.idempotency import json_response, run_idempotent
 from app.services.log import SealedEntry
-from app.services.rolls import create_roll
+from app.services.rolls import check_roll, create_roll, record_roll
 from app.services.views import roll_view
 
 # A batch is one transaction: its rolls wait for its commit, so a batch is kept short.
@@ -176,12 +180,16 @@ def make_rolls(registry: Registry) -> Callable[[Sequence[RollJob]], list[RollAns
 
 
 def _together(registry: Registry, jobs: Sequence[RollJob]) -> list[RollAnswer] | None:
-    """The jobs' rolls in one transaction, or None when one failed (all rolled back)."""
+    """The jobs' rolls in one transaction, or None when one failed (all rolled back).
+
+    A roll refused before its dice are drawn (a bad notation, a spent resource, a choice
+    that is not the roller's) wrote nothing: it gets its refusal and the batch goes on, so
+    that one member's refused rolls do not make the others' batch again one by one."""
     session = jobs[0].session
     for job in jobs[1:]:
         _end_transaction(job.session)  # the batch runs in the first job's session
     try:
-        made: list[tuple[SealedEntry, LockedAccess]] = []
+        made: list[tuple[SealedEntry, LockedAccess] | Exception] = []
         # One lock for the batch: the first roll's, then its other members' rows at once.
         # Each later roll reads the campaign as the roll before left it, not again from
         # the database: a round trip less per roll while the campaign is locked.
@@ -189,19 +197,28 @@ def _together(registry: Registry, jobs: Sequence[RollJob]) -> list[RollAnswer] |
         access = get_campaign_access(session, first.campaign_id, first.user, lock=True)
         roles = lock_member_roles(session, access, {job.user.id for job in jobs})
         for job in jobs:
-            if made:
+            if job is not first:
                 role = roles.get(job.user.id)
                 if role is None:
                     raise campaign_not_found(job.campaign_id)
-                access = locked_access_for(made[-1][1], job.user, role)
-            made.append((create_roll(session, access, registry, job.body), access))
+                access = locked_access_for(access, job.user, role)
+            try:
+                checked = check_roll(session, access, registry, job.body)
+            except (EngineError, ProblemError) as refused:
+                made.append(refused)
+                continue
+            made.append((record_roll(session, access, registry, checked), access))
         session.commit()
     except Exception:
         session.rollback()
         session.expunge_all()
         return None
     answers: list[RollAnswer] = []
-    for job, (entry, access) in zip(jobs, made, strict=True):
+    for job, outcome in zip(jobs, made, strict=True):
+        if isinstance(outcome, Exception):
+            answers.append(outcome)
+            continue
+        entry, access = outcome
         try:
             view = roll_view(entry, access, registry, job.language)
             answers.append(json_response(to_json(view), 201))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 from pydantic import BaseModel
@@ -27,7 +28,7 @@ from app.engine.contract import (
 )
 from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.registry import Registry, Rules
-from app.models import Character, LogEntry
+from app.models import Character, LogEntry, RollRequest
 from app.services.access import (
     CampaignAccess,
     LockedAccess,
@@ -54,12 +55,22 @@ def create_roll(
     session: Session, access: LockedAccess, registry: Registry, body: BaseModel
 ) -> SealedEntry:
     """A client's roll of any kind its campaign's ruleset (or the generic dice) offers."""
+    return record_roll(session, access, registry, check_roll(session, access, registry, body))
+
+
+def check_roll(
+    session: Session, access: LockedAccess, registry: Registry, body: BaseModel
+) -> CheckedRoll:
+    """Everything that may refuse a client's roll before its dice are drawn (who sends it,
+    what the GM decides, the other side's choices, a running encounter, the rules' own
+    checks of its inputs), read under the campaign's lock: nothing is written."""
     kind_name = str(getattr(body, "kind"))  # noqa: B009 (every roll body has its kind)
     rules = registry.in_campaign(access.campaign.system, kind_name)
     check_gm_decides(access, rules.kind, body)
     check_other_side(session, access, rules.kind, body)
     check_outside_encounters(session, access, rules.kind, body)
-    return roll(session, access, registry, rules, body, allies=body_allies(session, access, body))
+    allies = body_allies(session, access, body)
+    return checked_roll(session, access, rules, body, allies=allies)
 
 
 def body_allies(session: Session, access: CampaignAccess, body: BaseModel) -> list[str]:
@@ -254,6 +265,19 @@ def prepare_without_rolling(
     return prepare(session, access, rules, body, gm_set | supposed)
 
 
+@dataclass(frozen=True)
+class CheckedRoll:
+    """A roll prepared and checked under the campaign's lock, nothing of it yet written:
+    its rules, the request they resolve with the table that read it, the allies of each
+    side and the wait it answers."""
+
+    rules: Rules
+    prepared: Prepared[Any]
+    table: CampaignTable
+    sides: Mapping[str, Sequence[str]] | None
+    wait: RollRequest | None
+
+
 def roll(
     session: Session,
     access: LockedAccess,
@@ -270,7 +294,22 @@ def roll(
     that request set, `sides` each combatant's allies in an encounter, and `allies` those
     the body names, the roller's once the roll names its roller (a push: the followed
     roll's, FAB-44)."""
-    kind = rules.kind
+    checked = checked_roll(session, access, rules, body, answering, gm_set, sides, allies)
+    return record_roll(session, access, registry, checked)
+
+
+def checked_roll(
+    session: Session,
+    access: LockedAccess,
+    rules: Rules,
+    body: BaseModel,
+    answering: int | None = None,
+    gm_set: frozenset[str] = frozenset(),
+    sides: Mapping[str, Sequence[str]] | None = None,
+    allies: Sequence[str] = (),
+) -> CheckedRoll:
+    """`roll`'s first half: the request prepared and the wait it answers found, or the
+    refusal; nothing is drawn or written."""
     prepared, table = prepare(session, access, rules, body, gm_set)
     if allies and prepared.character_id is not None:
         sides = with_allies(sides or {}, prepared.character_id, allies)
@@ -279,8 +318,17 @@ def roll(
         # request records the answer either way.
         prepared = dataclasses.replace(prepared, follows=answering)
     # A follow-up answering what an entry waits for (FAB-62's defense) closes the wait.
-    wait = awaited(session, access, kind.name, prepared) if answering is None else None
-    entry = record(session, access, rules, prepared, table.read_players)
+    wait = awaited(session, access, rules.kind.name, prepared) if answering is None else None
+    return CheckedRoll(rules, prepared, table, sides, wait)
+
+
+def record_roll(
+    session: Session, access: LockedAccess, registry: Registry, checked: CheckedRoll
+) -> SealedEntry:
+    """`roll`'s second half: resolve and record the checked roll, and what it set off."""
+    rules, prepared, sides, wait = checked.rules, checked.prepared, checked.sides, checked.wait
+    kind = rules.kind
+    entry = record(session, access, rules, prepared, checked.table.read_players)
     if wait is not None:
         answered(session, wait, wait.character_ids[0], entry.seq)
     if kind.after is None or entry.resolution is None:

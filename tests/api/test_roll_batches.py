@@ -16,6 +16,7 @@ from pydantic import TypeAdapter
 from sqlmodel import Session
 
 from app.core.problems import ProblemError
+from app.engine.errors import InvalidInput
 from app.engine.registry import DEFAULT_REGISTRY
 from app.models import User
 from app.models.typed import api_models
@@ -108,11 +109,18 @@ BODY = TypeAdapter(api_models(DEFAULT_REGISTRY).roll_body)
 
 
 def _job(
-    session: Session, user_id: str, campaign_id: str, notation: str, visibility: str = "public"
+    session: Session,
+    user_id: str,
+    campaign_id: str,
+    notation: str,
+    visibility: str = "public",
+    **fields: object,
 ) -> RollJob:
     user = session.get(User, uuid.UUID(user_id))
     assert user is not None
-    body = BODY.validate_python({"kind": "dice", "notation": notation, "visibility": visibility})
+    body = BODY.validate_python(
+        {"kind": "dice", "notation": notation, "visibility": visibility, **fields}
+    )
     return RollJob(session, user, uuid.UUID(campaign_id), body, "en")
 
 
@@ -182,6 +190,31 @@ def test_a_roll_that_fails_in_a_batch_fails_alone_and_the_others_are_made(
     log = _log(client, campaign, gm.headers)
     assert [entry["seq"] for entry in log] == list(range(1, head + 3))  # gap-free
     assert [entry["actor_id"] for entry in log[head:]] == [gm.id, player.id]
+
+
+def test_rolls_refused_before_their_dice_are_answered_alone_and_the_batch_goes_on(
+    client, session, gm, player, make_campaign, together_only
+):
+    # A bad notation (the rules' check, 422) and a character the campaign lacks (404) wrote
+    # nothing: each gets its refusal, and the batch is not rolled back and made again.
+    campaign = make_campaign("vampire", players=(player,))
+    head = len(_log(client, campaign, gm.headers))
+    jobs = [
+        _job(session, gm.id, campaign["id"], "1d6"),
+        _job(session, player.id, campaign["id"], "3d6kh2)"),
+        _job(session, player.id, campaign["id"], "1d4", character_id=str(uuid.uuid4())),
+        _job(session, player.id, campaign["id"], "2d8"),
+    ]
+    answers = make_rolls(DEFAULT_REGISTRY)(jobs)
+    assert isinstance(answers[1], InvalidInput) and "unexpected ')'" in answers[1].detail
+    assert isinstance(answers[2], ProblemError) and answers[2].status == 404
+    made = _answers([answers[0], answers[3]])
+    assert [entry["seq"] for entry in made] == [head + 1, head + 2]
+    log = _log(client, campaign, gm.headers)
+    assert [entry["seq"] for entry in log] == list(range(1, head + 3))  # gap-free
+    assert [entry["request"]["notation"] for entry in log[head:]] == ["1d6", "2d8"]
+    verified = client.get(f"{API}/campaigns/{campaign['id']}/log/verify", headers=gm.headers)
+    assert verified.json()["ok"] is True
 
 
 @pytest.mark.parametrize("header", [{"Idempotency-Key": "once"}, {}])
