@@ -48,7 +48,13 @@ from app.services.encounter_guard import Expected, current, guard, version_of
 from app.services.feed.notices import note_change
 from app.services.log import SealedEntry, append_entry, record
 from app.services.roll_requests import answering, request_public
-from app.services.rolls import check_gm_decides, check_other_side, named_allies, roll
+from app.services.rolls import (
+    check_gm_decides,
+    check_other_side,
+    checked_roll,
+    named_allies,
+    record_roll,
+)
 from app.services.table import CampaignTable
 from app.services.views import can_see
 
@@ -644,16 +650,16 @@ def act(
         raise Unprocessable(f"allies: {', '.join(against)} fights on the other side (FAB-44)")
     sides.update(named_allies(session, access, context.body, sides.get(actor_id, [])))
     try:
-        entry = roll(
+        checked = checked_roll(
             session,
             access,
-            registry,
             rules,
             context.body,
             answering=reply.seq if reply else None,
             gm_set=reply.gm_set if reply else frozenset(),
             sides=sides,
         )
+        entry = record_roll(session, access, registry, checked)
     except RuleRefusal as refusal:
         if reply is not None and refusal.recorded_seq is not None:
             reply.answered(session, refusal.recorded_seq)  # the attempt is logged (FAB-14)

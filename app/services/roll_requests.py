@@ -21,7 +21,13 @@ from app.services.access import CampaignAccess, LockedAccess, get_campaign_chara
 from app.services.awaiting import answered, check_outside_encounters
 from app.services.feed.notices import note_change
 from app.services.log import SealedEntry, append_entry
-from app.services.rolls import body_allies, check_gm_decides, check_other_side, roll
+from app.services.rolls import (
+    body_allies,
+    check_gm_decides,
+    check_other_side,
+    checked_roll,
+    record_roll,
+)
 
 # What the answer itself names: the kind, whoever answers, and the visibility (the GM's).
 _ANSWER_FIELDS = frozenset({"kind", "character_id", "attacker_id", "healer_id", "visibility"})
@@ -230,16 +236,16 @@ def answer(
     reply = answering(session, access, rules.kind, body, request_id)
     check_outside_encounters(session, access, rules.kind, reply.body)
     try:
-        entry = roll(
+        checked = checked_roll(
             session,
             access,
-            registry,
             rules,
             reply.body,
             answering=reply.seq,
             gm_set=reply.gm_set,
             allies=body_allies(session, access, reply.body),
         )
+        entry = record_roll(session, access, registry, checked)
     except RuleRefusal as refusal:
         if refusal.recorded_seq is not None:  # the attempt is logged (FAB-14): it answered
             reply.answered(session, refusal.recorded_seq)

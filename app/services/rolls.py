@@ -278,26 +278,6 @@ class CheckedRoll:
     wait: RollRequest | None
 
 
-def roll(
-    session: Session,
-    access: LockedAccess,
-    registry: Registry,
-    rules: Rules,
-    body: BaseModel,
-    answering: int | None = None,
-    gm_set: frozenset[str] = frozenset(),
-    sides: Mapping[str, Sequence[str]] | None = None,
-    allies: Sequence[str] = (),
-) -> SealedEntry:
-    """Prepare, resolve and record one roll; `answering` is the seq of the GM's roll
-    request it answers, which the entry then follows (FAIR-9), `gm_set` the body fields
-    that request set, `sides` each combatant's allies in an encounter, and `allies` those
-    the body names, the roller's once the roll names its roller (a push: the followed
-    roll's, FAB-44)."""
-    checked = checked_roll(session, access, rules, body, answering, gm_set, sides, allies)
-    return record_roll(session, access, registry, checked)
-
-
 def checked_roll(
     session: Session,
     access: LockedAccess,
@@ -308,8 +288,12 @@ def checked_roll(
     sides: Mapping[str, Sequence[str]] | None = None,
     allies: Sequence[str] = (),
 ) -> CheckedRoll:
-    """`roll`'s first half: the request prepared and the wait it answers found, or the
-    refusal; nothing is drawn or written."""
+    """A roll prepared under the campaign's lock, and the wait it answers found, or its
+    refusal; nothing is drawn or written (`record_roll` does that). `answering` is the seq
+    of the GM's roll request it answers, which the entry then follows (FAIR-9), `gm_set`
+    the body fields that request set, `sides` each combatant's allies in an encounter, and
+    `allies` those the body names, the roller's once the roll names its roller (a push: the
+    followed roll's, FAB-44)."""
     prepared, table = prepare(session, access, rules, body, gm_set)
     if allies and prepared.character_id is not None:
         sides = with_allies(sides or {}, prepared.character_id, allies)
@@ -325,7 +309,7 @@ def checked_roll(
 def record_roll(
     session: Session, access: LockedAccess, registry: Registry, checked: CheckedRoll
 ) -> SealedEntry:
-    """`roll`'s second half: resolve and record the checked roll, and what it set off."""
+    """Resolve and record the checked roll, and roll what it set off."""
     rules, prepared, sides, wait = checked.rules, checked.prepared, checked.sides, checked.wait
     kind = rules.kind
     entry = record(session, access, rules, prepared, checked.table.read_players)
