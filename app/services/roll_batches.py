@@ -8,13 +8,14 @@ wait in the event loop instead, holding no thread and no connection, and one dra
 campaign and process takes them all: one thread, one lock, one commit for the batch, each
 roll still its own entry, sealed onto the chain in arrival order.
 
-A roll refused before its dice are drawn wrote nothing: it is answered with its refusal
-and the batch goes on. A batch is otherwise all or nothing like a single roll: when any
-roll fails later (a member removed meanwhile, a refusal after the dice), the batch is
-rolled back and each of its rolls is made again on its own, so each gets exactly the
-answer it would have had alone; nothing of a rolled-back batch was ever seen (FAIR-5: its
-seqs and dice are drawn again). Retries with an
-Idempotency-Key and answers to roll requests take the single path.
+A roll refused while it is checked (`check_roll`: nothing of it is recorded yet) wrote
+nothing: it is answered with its refusal and the batch goes on. A batch is otherwise all
+or nothing like a single roll: when any roll fails otherwise (a member removed
+meanwhile, a resource the rules find spent as they resolve), the batch is rolled back and
+each of its rolls is made again on its own, so each gets exactly the answer it would have
+had alone; nothing of a rolled-back batch was ever seen (FAIR-5: its seqs and dice are
+drawn again). Retries with an Idempotency-Key and answers to roll requests take the single
+path.
 """
 
 from __future__ import annotations
@@ -182,9 +183,9 @@ def make_rolls(registry: Registry) -> Callable[[Sequence[RollJob]], list[RollAns
 def _together(registry: Registry, jobs: Sequence[RollJob]) -> list[RollAnswer] | None:
     """The jobs' rolls in one transaction, or None when one failed (all rolled back).
 
-    A roll refused before its dice are drawn (a bad notation, a spent resource, a choice
-    that is not the roller's) wrote nothing: it gets its refusal and the batch goes on, so
-    that one member's refused rolls do not make the others' batch again one by one."""
+    A roll refused while it is checked (a bad notation, a choice that is not the roller's,
+    a sheet a hidden roll holds) wrote nothing: it gets its refusal and the batch goes on,
+    so that one member's refused rolls do not make the others' batch again one by one."""
     session = jobs[0].session
     for job in jobs[1:]:
         _end_transaction(job.session)  # the batch runs in the first job's session

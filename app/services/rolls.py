@@ -61,7 +61,7 @@ def create_roll(
 def check_roll(
     session: Session, access: LockedAccess, registry: Registry, body: BaseModel
 ) -> CheckedRoll:
-    """Everything that may refuse a client's roll before its dice are drawn (who sends it,
+    """Everything that may refuse a client's roll before it is recorded (who sends it,
     what the GM decides, the other side's choices, a running encounter, the rules' own
     checks of its inputs), read under the campaign's lock: nothing is written."""
     kind_name = str(getattr(body, "kind"))  # noqa: B009 (every roll body has its kind)

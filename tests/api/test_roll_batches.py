@@ -16,14 +16,14 @@ from pydantic import TypeAdapter
 from sqlmodel import Session
 
 from app.core.problems import ProblemError
-from app.engine.errors import InvalidInput
+from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.registry import DEFAULT_REGISTRY
 from app.models import User
 from app.models.typed import api_models
 from app.services import log as log_service
 from app.services import roll_batches
 from app.services.roll_batches import CampaignBatches, RollJob, make_rolls
-from tests.conftest import API
+from tests.conftest import API, VAMPIRE_SHEET
 
 CAMPAIGN = uuid.uuid4()
 
@@ -192,29 +192,96 @@ def test_a_roll_that_fails_in_a_batch_fails_alone_and_the_others_are_made(
     assert [entry["actor_id"] for entry in log[head:]] == [gm.id, player.id]
 
 
-def test_rolls_refused_before_their_dice_are_answered_alone_and_the_batch_goes_on(
+def test_rolls_refused_while_checked_are_answered_alone_and_the_batch_goes_on(
     client, session, gm, player, make_campaign, together_only
 ):
-    # A bad notation (the rules' check, 422) and a character the campaign lacks (404) wrote
-    # nothing: each gets its refusal, and the batch is not rolled back and made again.
+    # A bad notation (the rules' check, 422), first, so that the next roll takes the access
+    # it left, and a character the campaign lacks (404) wrote nothing: each gets its
+    # refusal, and the batch is not rolled back and made again.
     campaign = make_campaign("vampire", players=(player,))
     head = len(_log(client, campaign, gm.headers))
     jobs = [
-        _job(session, gm.id, campaign["id"], "1d6"),
         _job(session, player.id, campaign["id"], "3d6kh2)"),
+        _job(session, gm.id, campaign["id"], "1d6"),
         _job(session, player.id, campaign["id"], "1d4", character_id=str(uuid.uuid4())),
         _job(session, player.id, campaign["id"], "2d8"),
     ]
     answers = make_rolls(DEFAULT_REGISTRY)(jobs)
-    assert isinstance(answers[1], InvalidInput) and "unexpected ')'" in answers[1].detail
+    assert isinstance(answers[0], InvalidInput) and "unexpected ')'" in answers[0].detail
     assert isinstance(answers[2], ProblemError) and answers[2].status == 404
-    made = _answers([answers[0], answers[3]])
+    made = _answers([answers[1], answers[3]])
     assert [entry["seq"] for entry in made] == [head + 1, head + 2]
+    assert [entry["actor_id"] for entry in made] == [gm.id, player.id]
     log = _log(client, campaign, gm.headers)
     assert [entry["seq"] for entry in log] == list(range(1, head + 3))  # gap-free
     assert [entry["request"]["notation"] for entry in log[head:]] == ["1d6", "2d8"]
     verified = client.get(f"{API}/campaigns/{campaign['id']}/log/verify", headers=gm.headers)
     assert verified.json()["ok"] is True
+
+
+def _action(session: Session, user_id: str, campaign_id: str, **fields: object) -> RollJob:
+    user = session.get(User, uuid.UUID(user_id))
+    assert user is not None
+    body = {"kind": "vampire.action", "attribute": "astuce", "ability": "subterfuge", **fields}
+    return RollJob(session, user, uuid.UUID(campaign_id), BODY.validate_python(body), "en")
+
+
+def test_FAIR_21_a_roll_refused_for_what_an_earlier_roll_of_its_batch_holds_is_refused_there(
+    client, session, gm, player, make_campaign, make_character, together_only
+):
+    # The GM's hidden action reads the player's sheet, which then waits for the GM: the
+    # player's action after it in the same batch is refused as it would be alone, and the
+    # roll after that is made in the batch.
+    campaign = make_campaign("vampire", players=(player,))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    head = len(_log(client, campaign, gm.headers))
+    jobs = [
+        _action(session, gm.id, campaign["id"], character_id=lucien["id"], visibility="gm"),
+        _action(session, player.id, campaign["id"], character_id=lucien["id"]),
+        _job(session, player.id, campaign["id"], "1d6"),
+    ]
+    answers = make_rolls(DEFAULT_REGISTRY)(jobs)
+    assert isinstance(answers[1], RuleRefusal) and answers[1].rule == "FAIR-21"
+    assert f"hidden entry {head + 1}" in answers[1].detail
+    hidden, after = _answers([answers[0], answers[2]])
+    assert [hidden["seq"], after["seq"]] == [head + 1, head + 2]
+    assert [entry["kind"] for entry in _log(client, campaign, gm.headers)[head:]] == [
+        "vampire.action",
+        "dice",
+    ]
+
+
+def test_VAM_21_a_refusal_as_the_rules_resolve_still_makes_the_batch_again_one_by_one(
+    client, session, gm, player, make_campaign, make_character, monkeypatch
+):
+    # Willpower is checked as the rules resolve (VAM-21), after the campaign's epoch may
+    # have been written: the second roll's refusal rolls the batch back, and each roll is
+    # then made alone, with the answer it has alone.
+    alone: list[RollJob] = []
+    made_alone = roll_batches.roll_alone
+
+    def counted(registry: Any, job: RollJob) -> Response:
+        alone.append(job)
+        return made_alone(registry, job)
+
+    monkeypatch.setattr(roll_batches, "roll_alone", counted)
+    campaign = make_campaign("vampire", players=(player,))
+    sheet = {**VAMPIRE_SHEET, "willpower": {"max": 1, "current": 1}}
+    lucien = make_character(campaign, player, sheet=sheet, name="Lucien")
+    head = len(_log(client, campaign, gm.headers))
+    spend = {"character_id": lucien["id"], "willpower": True}
+    jobs = [
+        _action(session, player.id, campaign["id"], **spend),
+        _action(session, player.id, campaign["id"], **spend),
+        _job(session, gm.id, campaign["id"], "1d6"),
+    ]
+    answers = make_rolls(DEFAULT_REGISTRY)(jobs)
+    assert alone == jobs  # rolled back, then made one by one
+    assert isinstance(answers[1], RuleRefusal) and answers[1].rule == "VAM-21"
+    first, last = _answers([answers[0], answers[2]])
+    assert [first["seq"], last["seq"]] == [head + 1, head + 2]
+    sheet_now = client.get(f"{API}/characters/{lucien['id']}", headers=player.headers).json()
+    assert sheet_now["sheet"]["willpower"]["current"] == 0  # spent once
 
 
 @pytest.mark.parametrize("header", [{"Idempotency-Key": "once"}, {}])
