@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, cast
 
 from pydantic import BaseModel
@@ -265,7 +264,7 @@ def prepare_without_rolling(
     return prepare(session, access, rules, body, gm_set | supposed)
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class CheckedRoll:
     """A roll prepared and checked under the campaign's lock, nothing of it yet written:
     its rules, the request they resolve with the table that read it, the allies of each

@@ -116,12 +116,15 @@ def _job(
     visibility: str = "public",
     **fields: object,
 ) -> RollJob:
+    body = {"kind": "dice", "notation": notation, "visibility": visibility, **fields}
+    return _roll_job(session, user_id, campaign_id, body)
+
+
+def _roll_job(session: Session, user_id: str, campaign_id: str, body: dict[str, Any]) -> RollJob:
+    """A roll of any kind, as the rolls router queues it for its batch."""
     user = session.get(User, uuid.UUID(user_id))
     assert user is not None
-    body = BODY.validate_python(
-        {"kind": "dice", "notation": notation, "visibility": visibility, **fields}
-    )
-    return RollJob(session, user, uuid.UUID(campaign_id), body, "en")
+    return RollJob(session, user, uuid.UUID(campaign_id), BODY.validate_python(body), "en")
 
 
 @pytest.fixture
@@ -220,10 +223,8 @@ def test_rolls_refused_while_checked_are_answered_alone_and_the_batch_goes_on(
 
 
 def _action(session: Session, user_id: str, campaign_id: str, **fields: object) -> RollJob:
-    user = session.get(User, uuid.UUID(user_id))
-    assert user is not None
     body = {"kind": "vampire.action", "attribute": "astuce", "ability": "subterfuge", **fields}
-    return RollJob(session, user, uuid.UUID(campaign_id), BODY.validate_python(body), "en")
+    return _roll_job(session, user_id, campaign_id, body)
 
 
 def test_FAIR_21_a_roll_refused_for_what_an_earlier_roll_of_its_batch_holds_is_refused_there(
