@@ -184,7 +184,10 @@ def test_counters_in_redis_are_shared_by_every_server(
 ) -> None:
     redis_url = os.environ.get("TEST_REDIS_URL")
     if not redis_url:
-        pytest.skip("TEST_REDIS_URL is not set (make test sets it when Redis answers)")
+        pytest.skip(
+            "TEST_REDIS_URL is not set: .ci/run sets it when Redis answers; set it to a "
+            "Redis URL (redis://127.0.0.1:6379/15) to run this test"
+        )
     first = limited(redis_url=redis_url, rate_limit_writes="2/minute")
     second = limited(redis_url=redis_url, rate_limit_writes="2/minute")
     mina = register(first, f"Mina {uuid.uuid4().hex[:6]}")
