@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import copy
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, JsonValue
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
@@ -70,6 +71,30 @@ def _uuids(value: Any) -> set[uuid.UUID]:
     return found
 
 
+def named_ids(bodies: Iterable[BaseModel]) -> set[uuid.UUID]:
+    """Every id these roll bodies give: the characters they name, and ids of anything else,
+    which match no character."""
+    named: set[uuid.UUID] = set()
+    for body in bodies:
+        named |= _uuids(body.model_dump())
+    return named
+
+
+def load_characters(
+    session: Session, campaign_id: uuid.UUID, ids: Collection[uuid.UUID]
+) -> Sequence[Character]:
+    """The campaign's characters among `ids`, read in one query and left in the session,
+    where the rules' lookups (`get_campaign_character`) then find them without a query of
+    their own. The caller holds the list while the rules run: the session's identity map
+    keeps only weak references. A missing one is left for the rules' own lookup to
+    refuse."""
+    if not ids:
+        return ()
+    return session.exec(
+        select(Character).where(Character.campaign_id == campaign_id, col(Character.id).in_(ids))
+    ).all()
+
+
 def _as_uuid(character_id: uuid.UUID | str) -> uuid.UUID:
     if isinstance(character_id, uuid.UUID):
         return character_id
@@ -115,17 +140,18 @@ class CampaignTable:
     def load_named(self, body: BaseModel) -> None:
         """Read at once the characters a body names, in one query rather than one each:
         the rules then find them in the session (an attack reads its attacker and its
-        target). Ids of anything else match no character; a missing one is left for the
-        rules' own lookup to refuse."""
-        named = _uuids(body.model_dump())
-        if len(named) < 2:
-            return  # one character is one query either way
-        # Held here: the session's identity map keeps only weak references.
-        self._loaded = self._session.exec(
-            select(Character).where(
-                Character.campaign_id == self._access.campaign.id, col(Character.id).in_(named)
-            )
-        ).all()
+        target)."""
+        campaign_id = self._access.campaign.id
+        # Those a batch of rolls read already (app/services/roll_batches.py) are not read
+        # again; one character is one query either way.
+        unread = [
+            named
+            for named in named_ids([body])
+            if identity_key(Character, (campaign_id, named)) not in self._session.identity_map
+        ]
+        if len(unread) >= 2:
+            # Held here: the session's identity map keeps only weak references.
+            self._loaded = load_characters(self._session, campaign_id, unread)
 
     def _read(self, entry: LogEntry) -> None:
         if entry.visibility == "public" or entry.seq in self._access.disclosed():

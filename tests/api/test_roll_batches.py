@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import re
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
 from fastapi.responses import Response
 from pydantic import TypeAdapter
+from sqlalchemy import event
 from sqlmodel import Session
 
 from app.core.problems import ProblemError
@@ -22,7 +24,7 @@ from app.models import User
 from app.models.typed import api_models
 from app.services import log as log_service
 from app.services import roll_batches
-from app.services.roll_batches import CampaignBatches, RollJob, make_rolls
+from app.services.roll_batches import CampaignBatches, RollAnswer, RollJob, make_rolls
 from tests.conftest import API, VAMPIRE_SHEET
 
 CAMPAIGN = uuid.uuid4()
@@ -283,6 +285,81 @@ def test_VAM_21_a_refusal_as_the_rules_resolve_still_makes_the_batch_again_one_b
     assert [first["seq"], last["seq"]] == [head + 1, head + 2]
     sheet_now = client.get(f"{API}/characters/{lucien['id']}", headers=player.headers).json()
     assert sheet_now["sheet"]["willpower"]["current"] == 0  # spent once
+
+
+def _character_reads(session: Session, make: Callable[[], list[RollAnswer]]) -> list[str]:
+    """The statements reading characters while `make` runs on the session's connection."""
+    statements: list[str] = []
+
+    def executed(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if re.search(r"\bFROM character\b", statement):
+            statements.append(statement)
+
+    connection = session.connection()
+    event.listen(connection, "before_cursor_execute", executed)
+    try:
+        made = make()
+    finally:
+        event.remove(connection, "before_cursor_execute", executed)
+    _answers(made)
+    return statements
+
+
+def test_a_batch_reads_the_characters_its_rolls_name_in_one_query(
+    client, session, gm, player, other_player, make_campaign, make_character, together_only
+):
+    # Issue 23: each roll read its character with a query of its own while the campaign
+    # was locked; the batch reads them all at once, and each roll finds its own.
+    campaign = make_campaign("vampire", players=(player, other_player))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    mina = make_character(campaign, other_player, sheet=VAMPIRE_SHEET, name="Mina")
+    head = len(_log(client, campaign, gm.headers))
+    jobs = [
+        _action(session, player.id, campaign["id"], character_id=lucien["id"]),
+        _action(session, other_player.id, campaign["id"], character_id=mina["id"]),
+        _job(session, gm.id, campaign["id"], "1d6"),
+        _action(session, player.id, campaign["id"], character_id=lucien["id"]),
+    ]
+    reads = _character_reads(session, lambda: make_rolls(DEFAULT_REGISTRY)(jobs))
+    assert len(reads) == 1, "\n\n".join(reads)
+    made = _log(client, campaign, gm.headers)[head:]
+    assert [entry["character_id"] for entry in made] == [
+        lucien["id"],
+        mina["id"],
+        None,
+        lucien["id"],
+    ]
+    assert [entry["request"].get("character", {}).get("name") for entry in made] == [
+        "Lucien",
+        "Mina",
+        None,
+        "Lucien",
+    ]
+
+
+def test_VAM_21_a_later_roll_of_a_batch_reads_the_sheet_an_earlier_one_changed(
+    client, session, gm, player, make_campaign, make_character, together_only
+):
+    # The batch read Lucien's sheet once, before its first roll spent a point of Willpower:
+    # the second roll reads the sheet as the first left it, as it would alone.
+    campaign = make_campaign("vampire", players=(player,))
+    sheet = {**VAMPIRE_SHEET, "willpower": {"max": 2, "current": 2}}
+    lucien = make_character(campaign, player, sheet=sheet, name="Lucien")
+    mina = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Mina")
+    head = len(_log(client, campaign, gm.headers))
+    spend = {"character_id": lucien["id"], "willpower": True}
+    jobs = [
+        _action(session, player.id, campaign["id"], **spend),
+        _action(session, player.id, campaign["id"], character_id=mina["id"]),
+        _action(session, player.id, campaign["id"], **spend),
+    ]
+    reads = _character_reads(session, lambda: make_rolls(DEFAULT_REGISTRY)(jobs))
+    assert len(reads) == 1, "\n\n".join(reads)
+    first, _, second = _log(client, campaign, gm.headers)[head:]
+    assert first["request"]["character"]["sheet"]["willpower"]["current"] == 2
+    assert second["request"]["character"]["sheet"]["willpower"]["current"] == 1
+    sheet_now = client.get(f"{API}/characters/{lucien['id']}", headers=player.headers).json()
+    assert sheet_now["sheet"]["willpower"]["current"] == 0
 
 
 @pytest.mark.parametrize("header", [{"Idempotency-Key": "once"}, {}])
