@@ -3,8 +3,9 @@ of whoever controls that character, answered by the follow-up that resolves the 
 
 from __future__ import annotations
 
+import functools
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 from pydantic import BaseModel
@@ -112,8 +113,26 @@ def open_waits(session: Session, access: CampaignAccess, seqs: Iterable[int]) ->
     return [row for row in rows if access.is_gm or row.visibility == "public"]
 
 
+# The campaign's running encounters, read when first asked for: a batch of rolls reads
+# them once (app/services/roll_batches.py).
+RunningEncounters = Callable[[], Sequence[Encounter]]
+
+
+def running_encounters(session: Session, campaign_id: uuid.UUID) -> Sequence[Encounter]:
+    """The campaign's encounters under way (not set up, not ended)."""
+    return session.exec(
+        select(Encounter).where(
+            col(Encounter.campaign_id) == campaign_id, col(Encounter.status) == "active"
+        )
+    ).all()
+
+
 def check_outside_encounters(
-    session: Session, access: CampaignAccess, kind: AnyKind, body: BaseModel
+    session: Session,
+    access: CampaignAccess,
+    kind: AnyKind,
+    body: BaseModel,
+    running: RunningEncounters | None = None,
 ) -> None:
     """What a running encounter charges goes through it, not POST .../rolls: an answer to
     one of its actions (a parry's fast action, FAB-62), and a combatant's own action while
@@ -123,12 +142,9 @@ def check_outside_encounters(
     charged = not kind.reaction and acting is not None
     if not (kind.answered_in_encounter and follows is not None) and not charged:
         return
-    running = session.exec(
-        select(Encounter).where(
-            col(Encounter.campaign_id) == access.campaign.id, col(Encounter.status) == "active"
-        )
-    ).all()
-    for encounter in running:
+    if running is None:
+        running = functools.partial(running_encounters, session, access.campaign.id)
+    for encounter in running():
         if kind.answered_in_encounter and any(item["seq"] == follows for item in encounter.history):
             raise Conflict(
                 f"entry {follows} is an action of the encounter {encounter.name!r}: answer "

@@ -21,6 +21,7 @@ path.
 from __future__ import annotations
 
 import asyncio
+import functools
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from app.core.problems import ProblemError
 from app.engine.contract import Language
 from app.engine.errors import EngineError
 from app.engine.registry import Registry
-from app.models import User
+from app.models import Encounter, User
 from app.services.access import (
     CampaignAccess,
     LockedAccess,
@@ -45,6 +46,7 @@ from app.services.access import (
     lock_member_roles,
     locked_access_for,
 )
+from app.services.awaiting import running_encounters
 from app.services.idempotency import json_response, run_idempotent
 from app.services.log import SealedEntry
 from app.services.rolls import check_roll, create_roll, record_roll
@@ -201,6 +203,13 @@ def _together(registry: Registry, jobs: Sequence[RollJob]) -> list[RollAnswer] |
         # And the characters its rolls name, in one query rather than one or two a roll;
         # held until the rules ran (the session keeps only weak references).
         held = load_characters(session, first.campaign_id, named_ids(job.body for job in jobs))
+
+        @functools.cache
+        def running() -> Sequence[Encounter]:
+            # Read once, when a roll first asks: no roll writes an encounter, and every
+            # request that does takes the campaign's lock, which the batch holds.
+            return running_encounters(session, first.campaign_id)
+
         for job in jobs:
             if job is not first:
                 role = roles.get(job.user.id)
@@ -208,7 +217,7 @@ def _together(registry: Registry, jobs: Sequence[RollJob]) -> list[RollAnswer] |
                     raise campaign_not_found(job.campaign_id)
                 access = locked_access_for(access, job.user, role)
             try:
-                checked = check_roll(session, access, registry, job.body)
+                checked = check_roll(session, access, registry, job.body, running)
             except (EngineError, ProblemError) as refused:
                 made.append(refused)
                 continue

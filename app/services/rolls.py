@@ -35,6 +35,7 @@ from app.services.access import (
     makes_choices_of,
 )
 from app.services.awaiting import (
+    RunningEncounters,
     answered,
     ask_other_side,
     awaited,
@@ -58,7 +59,11 @@ def create_roll(
 
 
 def check_roll(
-    session: Session, access: LockedAccess, registry: Registry, body: BaseModel
+    session: Session,
+    access: LockedAccess,
+    registry: Registry,
+    body: BaseModel,
+    running: RunningEncounters | None = None,
 ) -> CheckedRoll:
     """Everything that may refuse a client's roll before it is recorded (who sends it,
     what the GM decides, the other side's choices, a running encounter, the rules' own
@@ -67,7 +72,7 @@ def check_roll(
     rules = registry.in_campaign(access.campaign.system, kind_name)
     check_gm_decides(access, rules.kind, body)
     check_other_side(session, access, rules.kind, body)
-    check_outside_encounters(session, access, rules.kind, body)
+    check_outside_encounters(session, access, rules.kind, body, running)
     allies = body_allies(session, access, body)
     return checked_roll(session, access, rules, body, allies=allies)
 

@@ -29,13 +29,14 @@ from app.engine.contract import (
 from app.engine.errors import RuleRefusal
 from app.engine.hidden import open_commitments
 from app.engine.sheets import set_path
-from app.models import Character, Encounter, HeldEffects, LogEntry
+from app.models import Character, HeldEffects, LogEntry
 from app.services.access import (
     CampaignAccess,
     can_edit_character,
     get_campaign_character,
     makes_choices_of,
 )
+from app.services.awaiting import running_encounters
 from app.services.log import pending_waits
 from app.services.views import can_see
 
@@ -162,12 +163,7 @@ class CampaignTable:
         self.read_visibility = at_least_as_hidden(self.read_visibility, narrowest)
 
     def fighting(self, character_id: str) -> bool:
-        running = self._session.exec(
-            select(Encounter).where(
-                col(Encounter.campaign_id) == self._access.campaign.id,
-                col(Encounter.status) == "active",
-            )
-        ).all()
+        running = running_encounters(self._session, self._access.campaign.id)
         return any(
             c["character_id"] == character_id and c["active"]
             for encounter in running

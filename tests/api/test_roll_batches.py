@@ -362,6 +362,52 @@ def test_VAM_21_a_later_roll_of_a_batch_reads_the_sheet_an_earlier_one_changed(
     assert sheet_now["sheet"]["willpower"]["current"] == 0
 
 
+def test_a_batch_reads_the_running_encounters_once_and_refuses_a_combatants_roll(
+    client, session, gm, player, other_player, make_campaign, make_character
+):
+    # Issue 23: each rules roll read the running encounters while the campaign was locked
+    # (a combatant acts through its encounter); the batch reads them once.
+    campaign = make_campaign("vampire", players=(player, other_player))
+    lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
+    mina = make_character(campaign, other_player, sheet=VAMPIRE_SHEET, name="Mina")
+    ghoul = make_character(campaign, gm, sheet=VAMPIRE_SHEET, name="Goule", kind="npc")
+    fighters = [
+        {"character_id": lucien["id"], "side": "pcs"},
+        {"character_id": ghoul["id"], "side": "foes"},
+    ]
+    created = client.post(
+        f"{API}/campaigns/{campaign['id']}/encounters",
+        json={"name": "Crypte", "combatants": fighters},
+        headers=gm.headers,
+    )
+    assert created.status_code == 201, created.text
+    started = client.post(f"{API}/encounters/{created.json()['id']}/initiative", headers=gm.headers)
+    assert started.status_code == 200, started.text
+    head = len(_log(client, campaign, gm.headers))
+    jobs = [
+        _action(session, other_player.id, campaign["id"], character_id=mina["id"]),
+        _action(session, player.id, campaign["id"], character_id=lucien["id"]),
+        _action(session, other_player.id, campaign["id"], character_id=mina["id"]),
+    ]
+    statements: list[str] = []
+
+    def executed(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if re.search(r"\bFROM encounter\b", statement):
+            statements.append(statement)
+
+    connection = session.connection()
+    event.listen(connection, "before_cursor_execute", executed)
+    try:
+        answers = make_rolls(DEFAULT_REGISTRY)(jobs)
+    finally:
+        event.remove(connection, "before_cursor_execute", executed)
+    assert len(statements) == 1, "\n\n".join(statements)
+    assert isinstance(answers[1], ProblemError) and answers[1].status == 409
+    assert "is fighting in the encounter 'Crypte'" in answers[1].detail
+    first, last = _answers([answers[0], answers[2]])
+    assert [first["seq"], last["seq"]] == [head + 1, head + 2]
+
+
 @pytest.mark.parametrize("header", [{"Idempotency-Key": "once"}, {}])
 def test_a_roll_through_the_api_answers_as_before_with_or_without_a_key(
     client, gm, make_campaign, header
