@@ -363,7 +363,7 @@ def test_VAM_21_a_later_roll_of_a_batch_reads_the_sheet_an_earlier_one_changed(
 
 
 def test_a_batch_reads_the_running_encounters_once_and_refuses_a_combatants_roll(
-    client, session, gm, player, other_player, make_campaign, make_character
+    client, session, gm, player, other_player, make_campaign, make_character, together_only
 ):
     # Issue 23: each rules roll read the running encounters while the campaign was locked
     # (a combatant acts through its encounter); the batch reads them once.

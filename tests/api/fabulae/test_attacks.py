@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import logging
 import re
+import uuid
 
 import pytest
+from pydantic import TypeAdapter
 from sqlalchemy import event
 
+from app.engine.registry import DEFAULT_REGISTRY
+from app.models import User
+from app.models.typed import api_models
+from app.services.roll_batches import RollJob, make_rolls
 from tests.api.fabulae.combat import (
     PHYSICAL,
     attack,
@@ -35,6 +41,7 @@ from tests.api.helpers import (
 from tests.conftest import assert_problem
 
 table = combat_table  # the fixture that sets the table of every test here
+ROLL_BODY = TypeAdapter(api_models(DEFAULT_REGISTRY).roll_body)
 
 # --- FAB-50/55: sequela tables ------------------------------------------------------------
 
@@ -492,3 +499,33 @@ def test_an_attack_reads_its_attacker_and_target_in_one_query(path, client, tabl
     reads = [s for s in statements if re.search(r"\bFROM character\b", s)]
     assert len(reads) == 1, "\n\n".join(reads)
     assert "IN (" in reads[0] or "IN (__[POSTCOMPILE" in reads[0], reads[0]
+
+
+def test_attacks_in_one_batch_read_their_attackers_and_targets_in_one_query(table, gm, session):
+    """Issue 23: a batch of rolls reads the characters its rolls name at once; each attack
+    then finds its attacker and target in the session, not in a query of its own."""
+    gm_user = session.get(User, uuid.UUID(gm.id))
+    jobs = [
+        RollJob(
+            session,
+            gm_user,
+            uuid.UUID(table.campaign["id"]),
+            ROLL_BODY.validate_python(shot),
+            "en",
+        )
+        for shot in (shot_at_ada(table), attack(table.thug, table.bram, situation=["medium_range"]))
+    ]
+    statements: list[str] = []
+
+    def executed(_conn, _cursor, statement, *_rest) -> None:
+        statements.append(statement)
+
+    connection = session.connection()
+    event.listen(connection, "before_cursor_execute", executed)
+    try:
+        answers = make_rolls(DEFAULT_REGISTRY)(jobs)
+    finally:
+        event.remove(connection, "before_cursor_execute", executed)
+    assert [getattr(answer, "status_code", answer) for answer in answers] == [201, 201]
+    reads = [s for s in statements if re.search(r"\bFROM character\b", s)]
+    assert len(reads) == 1, "\n\n".join(reads)
