@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from sqlalchemy import event
+from sqlmodel import Session
 
 from tests.conftest import API, assert_problem
 
@@ -20,6 +26,24 @@ STRUCTURAL = {
     "roll_requested",
     "roll_request_cancelled",
 }
+
+
+@contextmanager
+def statements_reading(session: Session, table: str) -> Iterator[list[str]]:
+    """The statements sent on the session's connection while the block runs that read
+    `table` (its name after FROM): how many queries a request or a batch makes of it."""
+    found: list[str] = []
+
+    def executed(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if re.search(rf"\bFROM {table}\b", statement):
+            found.append(statement)
+
+    connection = session.connection()
+    event.listen(connection, "before_cursor_execute", executed)
+    try:
+        yield found
+    finally:
+        event.remove(connection, "before_cursor_execute", executed)
 
 
 def url(campaign: dict[str, Any], tail: str = "") -> str:

@@ -5,16 +5,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import re
 import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from fastapi.responses import Response
 from pydantic import TypeAdapter
-from sqlalchemy import event
 from sqlmodel import Session
 
 from app.core.problems import ProblemError
@@ -24,7 +22,8 @@ from app.models import User
 from app.models.typed import api_models
 from app.services import log as log_service
 from app.services import roll_batches
-from app.services.roll_batches import CampaignBatches, RollAnswer, RollJob, make_rolls
+from app.services.roll_batches import CampaignBatches, RollJob, make_rolls
+from tests.api.helpers import statements_reading
 from tests.conftest import API, VAMPIRE_SHEET
 
 CAMPAIGN = uuid.uuid4()
@@ -287,24 +286,6 @@ def test_VAM_21_a_refusal_as_the_rules_resolve_still_makes_the_batch_again_one_b
     assert sheet_now["sheet"]["willpower"]["current"] == 0  # spent once
 
 
-def _character_reads(session: Session, make: Callable[[], list[RollAnswer]]) -> list[str]:
-    """The statements reading characters while `make` runs on the session's connection."""
-    statements: list[str] = []
-
-    def executed(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
-        if re.search(r"\bFROM character\b", statement):
-            statements.append(statement)
-
-    connection = session.connection()
-    event.listen(connection, "before_cursor_execute", executed)
-    try:
-        made = make()
-    finally:
-        event.remove(connection, "before_cursor_execute", executed)
-    _answers(made)
-    return statements
-
-
 def test_a_batch_reads_the_characters_its_rolls_name_in_one_query(
     client, session, gm, player, other_player, make_campaign, make_character, together_only
 ):
@@ -320,7 +301,8 @@ def test_a_batch_reads_the_characters_its_rolls_name_in_one_query(
         _job(session, gm.id, campaign["id"], "1d6"),
         _action(session, player.id, campaign["id"], character_id=lucien["id"]),
     ]
-    reads = _character_reads(session, lambda: make_rolls(DEFAULT_REGISTRY)(jobs))
+    with statements_reading(session, "character") as reads:
+        _answers(make_rolls(DEFAULT_REGISTRY)(jobs))
     assert len(reads) == 1, "\n\n".join(reads)
     made = _log(client, campaign, gm.headers)[head:]
     assert [entry["character_id"] for entry in made] == [
@@ -353,7 +335,8 @@ def test_VAM_21_a_later_roll_of_a_batch_reads_the_sheet_an_earlier_one_changed(
         _action(session, player.id, campaign["id"], character_id=mina["id"]),
         _action(session, player.id, campaign["id"], **spend),
     ]
-    reads = _character_reads(session, lambda: make_rolls(DEFAULT_REGISTRY)(jobs))
+    with statements_reading(session, "character") as reads:
+        _answers(make_rolls(DEFAULT_REGISTRY)(jobs))
     assert len(reads) == 1, "\n\n".join(reads)
     first, _, second = _log(client, campaign, gm.headers)[head:]
     assert first["request"]["character"]["sheet"]["willpower"]["current"] == 2
@@ -389,19 +372,9 @@ def test_a_batch_reads_the_running_encounters_once_and_refuses_a_combatants_roll
         _action(session, player.id, campaign["id"], character_id=lucien["id"]),
         _action(session, other_player.id, campaign["id"], character_id=mina["id"]),
     ]
-    statements: list[str] = []
-
-    def executed(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
-        if re.search(r"\bFROM encounter\b", statement):
-            statements.append(statement)
-
-    connection = session.connection()
-    event.listen(connection, "before_cursor_execute", executed)
-    try:
+    with statements_reading(session, "encounter") as reads:
         answers = make_rolls(DEFAULT_REGISTRY)(jobs)
-    finally:
-        event.remove(connection, "before_cursor_execute", executed)
-    assert len(statements) == 1, "\n\n".join(statements)
+    assert len(reads) == 1, "\n\n".join(reads)
     assert isinstance(answers[1], ProblemError) and answers[1].status == 409
     assert "is fighting in the encounter 'Crypte'" in answers[1].detail
     first, last = _answers([answers[0], answers[2]])

@@ -4,12 +4,10 @@
 from __future__ import annotations
 
 import logging
-import re
 import uuid
 
 import pytest
 from pydantic import TypeAdapter
-from sqlalchemy import event
 
 from app.engine.registry import DEFAULT_REGISTRY
 from app.models import User
@@ -36,6 +34,7 @@ from tests.api.helpers import (
     post_roll,
     rolled,
     sheet_of,
+    statements_reading,
     url,
 )
 from tests.conftest import assert_problem
@@ -482,21 +481,11 @@ def test_FAB71_FAB90_reload(client, table, gm, player, quick, action):
 def test_an_attack_reads_its_attacker_and_target_in_one_query(path, client, table, gm, session):
     """The characters a body names are read together (issue 21's odds latency, issue 23's
     rolls): the attacker and the target in one statement, not one each."""
-    statements: list[str] = []
-
-    def executed(_conn, _cursor, statement, *_rest) -> None:
-        statements.append(statement)
-
-    connection = session.connection()
-    event.listen(connection, "before_cursor_execute", executed)
-    try:
+    with statements_reading(session, "character") as reads:
         response = client.post(
             url(table.campaign, path), json=shot_at_ada(table), headers=gm.headers
         )
-    finally:
-        event.remove(connection, "before_cursor_execute", executed)
     assert response.status_code in (200, 201), response.text
-    reads = [s for s in statements if re.search(r"\bFROM character\b", s)]
     assert len(reads) == 1, "\n\n".join(reads)
     assert "IN (" in reads[0] or "IN (__[POSTCOMPILE" in reads[0], reads[0]
 
@@ -515,17 +504,7 @@ def test_attacks_in_one_batch_read_their_attackers_and_targets_in_one_query(tabl
         )
         for shot in (shot_at_ada(table), attack(table.thug, table.bram, situation=["medium_range"]))
     ]
-    statements: list[str] = []
-
-    def executed(_conn, _cursor, statement, *_rest) -> None:
-        statements.append(statement)
-
-    connection = session.connection()
-    event.listen(connection, "before_cursor_execute", executed)
-    try:
+    with statements_reading(session, "character") as reads:
         answers = make_rolls(DEFAULT_REGISTRY)(jobs)
-    finally:
-        event.remove(connection, "before_cursor_execute", executed)
     assert [getattr(answer, "status_code", answer) for answer in answers] == [201, 201]
-    reads = [s for s in statements if re.search(r"\bFROM character\b", s)]
     assert len(reads) == 1, "\n\n".join(reads)
