@@ -508,6 +508,7 @@ def hold_readable_effects(
     held = [effect for effect in effects if not is_npc(session, campaign.id, effect.character_id)]
     characters = sorted({*read_players, *(effect.character_id for effect in held)})
     if characters:
+        forget_waits(session)
         session.execute(
             insert(_held_table).values(
                 campaign_id=campaign.id,
@@ -527,6 +528,7 @@ def is_held_back(entry: SealedEntry) -> bool:
 def defer_follow_ons(session: Session, campaign: LockedCampaign, seq: int) -> None:
     """FAIR-21: what a hidden roll sets off (a panic) is rolled when the GM applies it;
     logged now, even redacted, its kind would tell the outcome (a stress die showed 1)."""
+    forget_waits(session)
     if session.get(HeldEffects, (campaign.id, seq)) is None:
         session.execute(
             insert(_held_table).values(
@@ -541,9 +543,18 @@ def defer_follow_ons(session: Session, campaign: LockedCampaign, seq: int) -> No
         )
 
 
+# The session.info key under which a batch of rolls keeps the waits it read (FAIR-21),
+# while it holds the campaign's lock: each roll of the batch gets them without a query,
+# until a roll of the batch writes held effects (`forget_waits`).
+SHARED_WAITS = "nocturne.shared_waits"
+
+
 def pending_waits(session: Session, campaign_id: uuid.UUID) -> list[HeldEffects]:
     """FAIR-21: the hidden rolls waiting for the GM, in log order."""
-    return list(
+    shared: dict[uuid.UUID, list[HeldEffects]] | None = session.info.get(SHARED_WAITS)
+    if shared is not None and campaign_id in shared:
+        return list(shared[campaign_id])
+    waits = list(
         session.exec(
             select(HeldEffects)
             .where(
@@ -553,6 +564,17 @@ def pending_waits(session: Session, campaign_id: uuid.UUID) -> list[HeldEffects]
             .order_by(col(HeldEffects.seq))
         ).all()
     )
+    if shared is not None:
+        shared[campaign_id] = waits
+    return list(waits)
+
+
+def forget_waits(session: Session) -> None:
+    """Every write of held effects calls this first: the waits a batch kept are read again
+    (an earlier hidden roll of the batch now holds a sheet, FAIR-21)."""
+    shared: dict[uuid.UUID, list[HeldEffects]] | None = session.info.get(SHARED_WAITS)
+    if shared is not None:
+        shared.clear()
 
 
 def apply_held_effects(session: Session, access: LockedAccess, seq: int) -> SealedEntry:
@@ -588,6 +610,7 @@ def apply_held_effects(session: Session, access: LockedAccess, seq: int) -> Seal
         effects=list(held.effects),
         follows=seq,
     )
+    forget_waits(session)
     session.execute(
         update(_held_table)
         .where(_held_table.c.campaign_id == campaign.id, _held_table.c.seq == seq)

@@ -48,7 +48,7 @@ from app.services.access import (
 )
 from app.services.awaiting import running_encounters
 from app.services.idempotency import json_response, run_idempotent
-from app.services.log import SealedEntry
+from app.services.log import SHARED_WAITS, SealedEntry
 from app.services.rolls import check_roll, create_roll, record_roll
 from app.services.table import load_characters, named_ids
 from app.services.views import roll_view
@@ -210,6 +210,9 @@ def _together(registry: Registry, jobs: Sequence[RollJob]) -> list[RollAnswer] |
             # request that does takes the campaign's lock, which the batch holds.
             return running_encounters(session, first.campaign_id)
 
+        # The hidden rolls waiting for the GM (FAIR-21), read once and read again after a
+        # roll of the batch writes held effects (app/services/log.py, forget_waits).
+        session.info[SHARED_WAITS] = {}
         for job in jobs:
             if job is not first:
                 role = roles.get(job.user.id)
@@ -228,6 +231,8 @@ def _together(registry: Registry, jobs: Sequence[RollJob]) -> list[RollAnswer] |
         session.rollback()
         session.expunge_all()
         return None
+    finally:
+        session.info.pop(SHARED_WAITS, None)
     answers: list[RollAnswer] = []
     for job, outcome in zip(jobs, made, strict=True):
         if isinstance(outcome, Exception):

@@ -22,6 +22,7 @@ from app.models import User
 from app.models.typed import api_models
 from app.services import log as log_service
 from app.services import roll_batches
+from app.services.log import SHARED_WAITS
 from app.services.roll_batches import CampaignBatches, RollJob, make_rolls
 from tests.api.helpers import statements_reading
 from tests.conftest import API, VAMPIRE_SHEET
@@ -232,20 +233,26 @@ def test_FAIR_21_a_roll_refused_for_what_an_earlier_roll_of_its_batch_holds_is_r
     client, session, gm, player, make_campaign, make_character, together_only
 ):
     # The GM's hidden action reads the player's sheet, which then waits for the GM: the
-    # player's action after it in the same batch is refused as it would be alone, and the
-    # roll after that is made in the batch.
+    # player's actions after it in the same batch are refused as they would be alone, and
+    # the roll after them is made in the batch. The batch read the waits once before the
+    # hidden roll held the sheet, and once after, and keeps them no longer.
     campaign = make_campaign("vampire", players=(player,))
     lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
     head = len(_log(client, campaign, gm.headers))
     jobs = [
         _action(session, gm.id, campaign["id"], character_id=lucien["id"], visibility="gm"),
         _action(session, player.id, campaign["id"], character_id=lucien["id"]),
+        _action(session, player.id, campaign["id"], character_id=lucien["id"]),
         _job(session, player.id, campaign["id"], "1d6"),
     ]
-    answers = make_rolls(DEFAULT_REGISTRY)(jobs)
-    assert isinstance(answers[1], RuleRefusal) and answers[1].rule == "FAIR-21"
-    assert f"hidden entry {head + 1}" in answers[1].detail
-    hidden, after = _answers([answers[0], answers[2]])
+    with statements_reading(session, "held_effects") as waits:
+        answers = make_rolls(DEFAULT_REGISTRY)(jobs)
+    for refused in answers[1:3]:
+        assert isinstance(refused, RuleRefusal) and refused.rule == "FAIR-21"
+        assert f"hidden entry {head + 1}" in refused.detail
+    assert len(waits) == 2, "\n\n".join(waits)
+    assert SHARED_WAITS not in session.info
+    hidden, after = _answers([answers[0], answers[3]])
     assert [hidden["seq"], after["seq"]] == [head + 1, head + 2]
     assert [entry["kind"] for entry in _log(client, campaign, gm.headers)[head:]] == [
         "vampire.action",
@@ -279,6 +286,7 @@ def test_VAM_21_a_refusal_as_the_rules_resolve_still_makes_the_batch_again_one_b
     ]
     answers = make_rolls(DEFAULT_REGISTRY)(jobs)
     assert alone == jobs  # rolled back, then made one by one
+    assert SHARED_WAITS not in session.info  # what the batch read went with it
     assert isinstance(answers[1], RuleRefusal) and answers[1].rule == "VAM-21"
     first, last = _answers([answers[0], answers[2]])
     assert [first["seq"], last["seq"]] == [head + 1, head + 2]
@@ -286,11 +294,12 @@ def test_VAM_21_a_refusal_as_the_rules_resolve_still_makes_the_batch_again_one_b
     assert sheet_now["sheet"]["willpower"]["current"] == 0  # spent once
 
 
-def test_a_batch_reads_the_characters_its_rolls_name_in_one_query(
+def test_a_batch_reads_its_characters_and_the_waits_for_the_gm_once(
     client, session, gm, player, other_player, make_campaign, make_character, together_only
 ):
-    # Issue 23: each roll read its character with a query of its own while the campaign
-    # was locked; the batch reads them all at once, and each roll finds its own.
+    # Issue 23: each roll read its character, and the hidden rolls waiting for the GM
+    # (FAIR-21), with queries of its own while the campaign was locked; the batch reads
+    # them once, and each roll finds its own.
     campaign = make_campaign("vampire", players=(player, other_player))
     lucien = make_character(campaign, player, sheet=VAMPIRE_SHEET, name="Lucien")
     mina = make_character(campaign, other_player, sheet=VAMPIRE_SHEET, name="Mina")
@@ -301,9 +310,13 @@ def test_a_batch_reads_the_characters_its_rolls_name_in_one_query(
         _job(session, gm.id, campaign["id"], "1d6"),
         _action(session, player.id, campaign["id"], character_id=lucien["id"]),
     ]
-    with statements_reading(session, "character") as reads:
+    with (
+        statements_reading(session, "character") as reads,
+        statements_reading(session, "held_effects") as waits,
+    ):
         _answers(make_rolls(DEFAULT_REGISTRY)(jobs))
     assert len(reads) == 1, "\n\n".join(reads)
+    assert len(waits) == 1, "\n\n".join(waits)
     made = _log(client, campaign, gm.headers)[head:]
     assert [entry["character_id"] for entry in made] == [
         lucien["id"],
