@@ -19,7 +19,8 @@ TARGET_RATIO = 0.40
 TARGET_P99_MS = 100.0
 
 
-def _made(port: int, path: str, body: object, key: str | None = None) -> dict[str, object]:
+def created(port: int, path: str, body: object, key: str | None = None) -> dict[str, object]:
+    """The answer of a POST that must create (201)."""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     status, answer = call(HOST, port, build_request("POST", path, body=body, headers=headers))
     assert status == 201 and isinstance(answer, dict), (status, answer)
@@ -28,8 +29,8 @@ def _made(port: int, path: str, body: object, key: str | None = None) -> dict[st
 
 def table_requests(port: int) -> list[bytes]:
     """The roll request of each member of one new campaign: its GM's first."""
-    gm = _made(port, "/api/v1/users", {"name": "busy table GM"})
-    campaign = _made(
+    gm = created(port, "/api/v1/users", {"name": "busy table GM"})
+    campaign = created(
         port,
         "/api/v1/campaigns",
         {"name": "busy table", "system": "vampire"},
@@ -37,8 +38,8 @@ def table_requests(port: int) -> list[bytes]:
     )
     keys = [str(gm["api_key"])]
     for index in range(PLAYERS):
-        player = _made(port, "/api/v1/users", {"name": f"busy table player {index}"})
-        _made(
+        player = created(port, "/api/v1/users", {"name": f"busy table player {index}"})
+        created(
             port,
             f"/api/v1/campaigns/{campaign['id']}/members",
             {"user_id": player["id"], "role": "player"},
