@@ -27,18 +27,14 @@ def created(port: int, path: str, body: object, key: str | None = None) -> dict[
     return answer
 
 
-def table_requests(port: int) -> list[bytes]:
-    """The roll request of each member of one new campaign: its GM's first."""
-    gm = created(port, "/api/v1/users", {"name": "busy table GM"})
-    campaign = created(
-        port,
-        "/api/v1/campaigns",
-        {"name": "busy table", "system": "vampire"},
-        str(gm["api_key"]),
-    )
+def new_table(port: int, name: str, system: str) -> tuple[str, list[str]]:
+    """A new campaign of `system` with its GM and PLAYERS players: its id, and the API key
+    of each member, its GM's first."""
+    gm = created(port, "/api/v1/users", {"name": f"{name} GM"})
     keys = [str(gm["api_key"])]
+    campaign = created(port, "/api/v1/campaigns", {"name": name, "system": system}, keys[0])
     for index in range(PLAYERS):
-        player = created(port, "/api/v1/users", {"name": f"busy table player {index}"})
+        player = created(port, "/api/v1/users", {"name": f"{name} player {index}"})
         created(
             port,
             f"/api/v1/campaigns/{campaign['id']}/members",
@@ -46,10 +42,16 @@ def table_requests(port: int) -> list[bytes]:
             keys[0],
         )
         keys.append(str(player["api_key"]))
+    return str(campaign["id"]), keys
+
+
+def table_requests(port: int) -> list[bytes]:
+    """The roll request of each member of one new campaign: its GM's first."""
+    campaign, keys = new_table(port, "busy table", "vampire")
     return [
         build_request(
             "POST",
-            f"/api/v1/campaigns/{campaign['id']}/rolls",
+            f"/api/v1/campaigns/{campaign}/rolls",
             body={"kind": "dice", "notation": "3d6kh2"},
             headers={"Authorization": f"Bearer {key}"},
         )

@@ -13,7 +13,7 @@ import argparse
 import os
 
 from bench.load import build_request, run_load
-from bench.one_campaign import HOST, PLAYERS, created
+from bench.one_campaign import HOST, created, new_table
 from bench.run import DEFAULT_URL, prepare_database, start_servers, stop
 
 CONCURRENCY = (15, 60)
@@ -27,27 +27,13 @@ SHEET = {
 
 def table_requests(port: int) -> list[bytes]:
     """Each player's `jdr.action` for their own character, in one new campaign."""
-    gm = created(port, "/api/v1/users", {"name": "rules table GM"})
-    campaign = created(
-        port,
-        "/api/v1/campaigns",
-        {"name": "rules table", "system": "jdr-express-dracula"},
-        str(gm["api_key"]),
-    )
-    rolls = f"/api/v1/campaigns/{campaign['id']}/rolls"
+    campaign, keys = new_table(port, "rules table", "jdr-express-dracula")
+    rolls = f"/api/v1/campaigns/{campaign}/rolls"
     requests = []
-    for index in range(PLAYERS):
-        player = created(port, "/api/v1/users", {"name": f"rules table player {index}"})
-        created(
-            port,
-            f"/api/v1/campaigns/{campaign['id']}/members",
-            {"user_id": player["id"], "role": "player"},
-            str(gm["api_key"]),
-        )
-        key = str(player["api_key"])
+    for index, key in enumerate(keys[1:]):  # the players'
         character = created(
             port,
-            f"/api/v1/campaigns/{campaign['id']}/characters",
+            f"/api/v1/campaigns/{campaign}/characters",
             {"name": f"PJ {index}", "kind": "pc", "sheet": SHEET},
             key,
         )
