@@ -13,16 +13,11 @@ import argparse
 import os
 
 from bench.load import build_request, run_load
+from bench.odds import JDR_SHEET
 from bench.one_campaign import HOST, created, new_table
 from bench.run import DEFAULT_URL, prepare_database, start_servers, stop
 
 CONCURRENCY = (15, 60)
-SHEET = {
-    "traits": {"mental": 3, "physique": 2, "social": 1},
-    "talents": [{"name": "Théologie", "bonus": 2}],
-    "faith": "believer",
-    "sacred_object": "croix orthodoxe",
-}
 
 
 def table_requests(port: int) -> list[bytes]:
@@ -34,7 +29,7 @@ def table_requests(port: int) -> list[bytes]:
         character = created(
             port,
             f"/api/v1/campaigns/{campaign}/characters",
-            {"name": f"PJ {index}", "kind": "pc", "sheet": SHEET},
+            {"name": f"PJ {index}", "kind": "pc", "sheet": JDR_SHEET},
             key,
         )
         body = {"kind": "jdr.action", "character_id": character["id"], "trait": "mental"}
