@@ -17,9 +17,9 @@ from app.engine.registry import Registry
 from app.models.stats import StatsPublic
 from app.models.typed import api_models
 from app.routers.common import Filters, PlainCall, SessionRoute, ending_its_transaction, fast_path
-from app.services.access import get_campaign_access, readable_access
+from app.services.access import readable_access
 from app.services.idempotency import json_response
-from app.services.odds import roll_odds
+from app.services.odds import campaign_odds
 from app.services.stats import campaign_stats
 
 
@@ -42,8 +42,8 @@ def build(registry: Registry) -> APIRouter:
     router = APIRouter(prefix="/campaigns/{campaign_id}", route_class=SessionRoute)
 
     def answer(session: Session, call: PlainCall) -> Response:
-        access = get_campaign_access(session, call.path["campaign_id"], call.user)
-        odds = _ODDS_ANSWER.validate_python(roll_odds(session, access, registry, call.body))
+        found = campaign_odds(session, call.path["campaign_id"], call.user, registry, call.body)
+        odds = _ODDS_ANSWER.validate_python(found)
         return json_response(_ODDS_ANSWER.dump_json(odds), 200)
 
     async def plain_odds(session: Session, call: PlainCall) -> Response:
@@ -72,8 +72,7 @@ def build(registry: Registry) -> APIRouter:
         body as POST .../rolls, the character's sheet read as the roll would read it.
         Nothing is drawn or logged. A player may not ask for odds that read an NPC's values
         or an entry hidden from them (403)."""
-        access = get_campaign_access(session, campaign_id, user)
-        return roll_odds(session, access, registry, body, request_id)
+        return campaign_odds(session, campaign_id, user, registry, body, request_id)
 
     @router.get(
         "/stats",

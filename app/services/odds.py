@@ -14,14 +14,32 @@ from sqlmodel import Session
 from app.core.problems import Forbidden, Unprocessable
 from app.engine.odds import Odds
 from app.engine.registry import Registry
-from app.services.access import CampaignAccess
+from app.models import User
+from app.services.access import CampaignAccess, access_and_characters
 from app.services.commitments import commit_npc_values
 from app.services.roll_requests import answering
 from app.services.rolls import prepare_without_rolling
+from app.services.table import named_ids
 
 
 def kinds_with_odds(registry: Registry, system: str) -> list[str]:
     return sorted(kind.name for kind in registry.campaign_kinds(system) if kind.odds is not None)
+
+
+def campaign_odds(
+    session: Session,
+    campaign_id: uuid.UUID,
+    user: User,
+    registry: Registry,
+    body: BaseModel,
+    request_id: uuid.UUID | None = None,
+) -> dict[str, Any]:
+    """`roll_odds` for a member of the campaign: the campaign, the membership and the sheets
+    the body names read in one round trip (`access_and_characters`)."""
+    access, held = access_and_characters(session, campaign_id, user, named_ids([body]))
+    odds = roll_odds(session, access, registry, body, request_id)
+    del held  # the sheets stayed in the session while the rules read them
+    return odds
 
 
 def roll_odds(

@@ -31,11 +31,12 @@ STRUCTURAL = {
 @contextmanager
 def statements_reading(session: Session, table: str) -> Iterator[list[str]]:
     """The statements sent on the session's connection while the block runs that read
-    `table` (its name after FROM): how many queries a request or a batch makes of it."""
+    `table` (its name after FROM or JOIN): how many queries a request or a batch makes of
+    it."""
     found: list[str] = []
 
     def executed(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
-        if re.search(rf"\bFROM {table}\b", statement):
+        if re.search(rf"\b(FROM|JOIN) {table}\b", statement):
             found.append(statement)
 
     connection = session.connection()

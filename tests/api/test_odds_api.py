@@ -34,6 +34,7 @@ from app.engine.dice import DiceSource
 from app.engine.odds import Odds, enumerate_paths, luck, outcome_odds
 from app.engine.registry import Registry
 from app.engine.rulesets import RULESETS
+from tests.api.helpers import statements_reading
 from tests.api.test_adding_a_ruleset import client_for
 from tests.conftest import API, Caller, assert_problem
 from tests.toy import coin
@@ -229,6 +230,46 @@ def test_odds_refuse_as_the_roll_would(table):
     assert_problem(bad, 422)
     unknown = {**table.flip(), "character_id": str(uuid.uuid4())}
     assert_problem(table.post("/odds", table.player, unknown), 404)
+
+
+def test_odds_read_the_campaign_membership_and_sheets_in_one_query(table, session):
+    """Issue 23: the sheets a body names come with the campaign and the caller's membership,
+    in one round trip rather than two."""
+    duel = {"kind": "coin.duel", "character_id": table.npc["id"], "opponent_id": table.npc["id"]}
+    for caller, body in ((table.player, table.flip()), (table.gm, duel)):
+        with (
+            statements_reading(session, "character") as sheets,
+            statements_reading(session, "campaign_member") as memberships,
+        ):
+            response = table.post("/odds", caller, body)
+        assert response.status_code == 200, response.text
+        assert len(sheets) == 1 and sheets == memberships, "\n\n".join(sheets + memberships)
+
+
+def test_odds_find_no_sheet_outside_the_campaign_nor_a_deleted_one(table):
+    """The sheets read with the membership are the campaign's live characters only: another
+    campaign's character, a deleted one and a deleted campaign are each not found."""
+    elsewhere = table.client.post(
+        f"{API}/campaigns",
+        json={"name": "Ailleurs", "system": "coin-flip"},
+        headers=table.gm.headers,
+    ).json()
+    stranger = table.client.post(
+        f"{API}/campaigns/{elsewhere['id']}/characters",
+        json={"name": "Stranger", "kind": "npc", "sheet": {"luck": 1}},
+        headers=table.gm.headers,
+    ).json()
+    duel = {"kind": "coin.duel", "character_id": table.npc["id"], "opponent_id": stranger["id"]}
+    assert_problem(table.post("/odds", table.gm, duel), 404, stranger["id"])
+
+    gone = table.client.delete(f"{API}/characters/{table.hero['id']}", headers=table.player.headers)
+    assert gone.status_code == 204, gone.text
+    assert_problem(table.post("/odds", table.player, table.flip()), 404, table.hero["id"])
+
+    closed = table.client.delete(table.url(""), headers=table.gm.headers)
+    assert closed.status_code == 204, closed.text
+    duel = {**duel, "opponent_id": table.npc["id"]}
+    assert_problem(table.post("/odds", table.gm, duel), 404, "not found")
 
 
 def test_COIN_3_odds_refuse_a_flip_the_rules_refuse(table):

@@ -480,14 +480,20 @@ def test_FAB71_FAB90_reload(client, table, gm, player, quick, action):
 @pytest.mark.parametrize("path", ["/odds", "/rolls"])
 def test_an_attack_reads_its_attacker_and_target_in_one_query(path, client, table, gm, session):
     """The characters a body names are read together (issue 21's odds latency, issue 23's
-    rolls): the attacker and the target in one statement, not one each."""
-    with statements_reading(session, "character") as reads:
+    rolls): the attacker and the target in one statement, not one each. Odds, read without
+    the lock, read them with the campaign and the caller's membership (issue 23)."""
+    with (
+        statements_reading(session, "character") as reads,
+        statements_reading(session, "campaign_member") as memberships,
+    ):
         response = client.post(
             url(table.campaign, path), json=shot_at_ada(table), headers=gm.headers
         )
     assert response.status_code in (200, 201), response.text
     assert len(reads) == 1, "\n\n".join(reads)
     assert "IN (" in reads[0] or "IN (__[POSTCOMPILE" in reads[0], reads[0]
+    if path == "/odds":
+        assert memberships == reads, "\n\n".join(memberships)
 
 
 def test_attacks_in_one_batch_read_their_attackers_and_targets_in_one_query(table, gm, session):
