@@ -97,5 +97,12 @@ def report_lines(rows: Sequence[tuple[int, Result, Result]]) -> list[str]:
         f"{rolls16.rps:,.0f}/s | {verdict(rolls64.rps >= rolls16.rps)} |",
         f"| one campaign p99 < {TARGET_P99_MS:.0f} ms at 64 clients | {p99_64:.1f} ms | "
         f"{verdict(p99_64 < TARGET_P99_MS)} |",
+        "",
+        # Little's law, as for the many-campaign table: what the p99 target asks of throughput.
+        f"With closed-loop clients the mean latency at 64 clients is 64 divided by the "
+        f"throughput: {64 / rolls64.rps * 1000 if rolls64.rps else 0:.0f} ms at "
+        f"{rolls64.rps:,.0f} rolls/s. A p99 under {TARGET_P99_MS:.0f} ms needs a mean well "
+        f"below it, so well over {64 / TARGET_P99_MS * 1000:,.0f} rolls/s into one campaign; "
+        f"/health answered {by_clients[64][0].rps:,.0f} req/s at 64 clients in this run.",
     ]
     return lines
