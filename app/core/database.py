@@ -218,7 +218,8 @@ ReadSessionDep = Annotated[Session, Depends(get_read_session)]
 async def get_lookup_session() -> AsyncIterator[Session]:
     """The session of what a request looks up before its own work: the caller's API key
     when the worker has not verified it yet, an encounter's membership before an action's
-    body is read. A ReadSession, so that a write's lookups take no transaction of their own
+    body is read, the log's head before a verification (a head already verified needs no
+    more). A ReadSession, so that a write's lookups take no transaction of their own
     (on SQLite, a write's would take the write lock to read a row). Its own dependency, not
     get_read_session: the tests serve both from one session, marked as only reading while a
     read-only request runs, which a write's lookups are not."""

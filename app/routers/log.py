@@ -10,7 +10,12 @@ from fastapi import APIRouter, Path, Query, Response
 from fastapi.responses import StreamingResponse
 from sqlmodel import Session
 
-from app.core.database import ReadOnlySessionDep, ReadSessionDep, SessionDep
+from app.core.database import (
+    LookupSessionDep,
+    ReadOnlySessionDep,
+    ReadSessionDep,
+    SessionDep,
+)
 from app.core.problems import Unprocessable, problem_responses
 from app.core.security import CurrentUser
 from app.engine.bodies import MAX_SEQ
@@ -92,19 +97,26 @@ def build(registry: Registry) -> APIRouter:
         responses=problem_responses(401, 404, 422, 429),
     )
     async def verify_log(
-        session: ReadOnlySessionDep, user: CurrentUser, campaign_id: uuid.UUID
+        lookup: LookupSessionDep,
+        session: ReadOnlySessionDep,
+        user: CurrentUser,
+        campaign_id: uuid.UUID,
     ) -> VerifyPublic:
         """Verify the whole log: hashes, seq, epochs, re-derived draws, every roll replayed
         with the rules version that made it."""
         with heavy_reads.slots.hold(user.id):
-            return await heavy_reads.run(lambda: verified(session, user, campaign_id))
+            return await heavy_reads.run(lambda: verified(lookup, session, user, campaign_id))
 
-    def verified(session: Session, user: User, campaign_id: uuid.UUID) -> VerifyPublic:
+    def verified(
+        lookup: Session, session: Session, user: User, campaign_id: uuid.UUID
+    ) -> VerifyPublic:
         try:
-            # A head already verified needs only the head (a loop of them ran beside rolls).
-            report: VerifyPublic | None = heavy_reads.reports.get(
-                (campaign_id, *readable_head(session, campaign_id, user))
-            )
+            # A head already verified needs only the head (a loop of them ran beside rolls),
+            # read through the lookup's ReadSession (issue 23): the READ ONLY transaction,
+            # its BEGIN and its COMMIT, are for a head not verified yet.
+            head_now = readable_head(lookup, campaign_id, user)
+            lookup.rollback()  # its connection back to the pool before a long read
+            report: VerifyPublic | None = heavy_reads.reports.get((campaign_id, *head_now))
             if report is None:
                 campaign = readable_access(session, campaign_id, user).campaign
                 head = (campaign.id, campaign.last_seq, campaign.last_hash)  # maybe newer

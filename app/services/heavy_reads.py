@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any, TypeVar
 
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
 from app.core.problems import TooManyRequests
@@ -127,7 +128,28 @@ async def iterate(items: Iterator[T], batch: int = 500) -> AsyncIterator[list[T]
 
 
 def end_reads(session: Session) -> None:
-    """End the session's read transaction, giving its connection back (in a pool thread)."""
-    if session.in_transaction():
-        session.expunge_all()
-        session.rollback()
+    """End the session's read transaction, giving its connection back (in a pool thread).
+
+    A READ ONLY transaction on PostgreSQL ends in COMMIT (issue 23): the server refused to
+    write any row in it, so a COMMIT keeps no row a ROLLBACK would undo, and psycopg drops
+    every statement prepared on the connection at a ROLLBACK, which the rolls served next
+    on that pooled connection would then prepare again."""
+    if not session.in_transaction():
+        return
+    session.expunge_all()
+    if session.is_active and _read_only_on_postgres(session):
+        try:
+            session.commit()
+            return
+        except SQLAlchemyError:
+            pass  # the connection was lost mid-read: rolled back, the read's own error kept
+    session.rollback()
+
+
+def _read_only_on_postgres(session: Session) -> bool:
+    # The bind, not session.connection(), which could wait for the pool again when the
+    # read's first statement had timed out waiting for a connection.
+    bind = session.get_bind()
+    return bind.dialect.name == "postgresql" and bool(
+        bind.get_execution_options().get("postgresql_readonly")
+    )

@@ -34,6 +34,7 @@ from app.models import Campaign, User
 from app.routers import campaigns as campaigns_router
 from app.routers import common
 from app.services import encounters as encounters_service
+from app.services import heavy_reads
 from app.services.feed import reading
 from tests.conftest import API, Caller, api_routes
 from tests.db.servers import register_gm_and_campaign
@@ -378,3 +379,76 @@ def test_the_feeds_reads_run_outside_a_transaction(
     assert len(seen) == 2
     assert all(isinstance(session, ReadSession) for session, _ in seen)
     assert not any(in_transaction for _, in_transaction in seen)
+
+
+def test_a_verified_head_is_answered_without_beginning_the_long_read(
+    committed_app: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GET .../log/verify of a head already verified reads that head through the request's
+    lookup ReadSession: its READ ONLY session never begins a transaction (on PostgreSQL a
+    BEGIN and a COMMIT saved). A head not verified yet is verified in the READ ONLY
+    transaction, as before."""
+    long_reads: list[bool] = []
+    ending = heavy_reads.end_reads
+
+    def recording(session: Session) -> None:
+        if not isinstance(session, ReadSession):  # the long read's own session
+            long_reads.append(session.in_transaction())
+        ending(session)
+
+    monkeypatch.setattr(heavy_reads, "end_reads", recording)
+    heavy_reads.reports.clear()
+    with TestClient(app) as http:
+        headers, campaign_id = register_gm_and_campaign(http, "Ottilie")
+        verify = f"{API}/campaigns/{campaign_id}/log/verify"
+        for rolled in (False, True):
+            if rolled:  # a new head: verified again, in full
+                roll = http.post(
+                    f"{API}/campaigns/{campaign_id}/rolls",
+                    json={"kind": "dice", "notation": "2d6"},
+                    headers=headers,
+                )
+                assert roll.status_code == 201, roll.text
+            answers = [http.get(verify, headers=headers) for _ in range(3)]
+            assert all(a.status_code == 200 and a.json()["ok"] for a in answers), answers
+            assert answers[0].json() == answers[1].json() == answers[2].json()
+    # The first of each three read the log in a transaction; the two after it did not.
+    assert long_reads == [True, False, False, True, False, False]
+    pool = database.get_engine().pool
+    assert isinstance(pool, QueuePool) and pool.checkedout() == 0
+
+
+def test_a_long_read_ends_without_dropping_the_connection_s_prepared_statements(
+    one_connection: Engine,
+) -> None:
+    """A READ ONLY transaction (verification, export) ends in COMMIT on PostgreSQL, which
+    keeps nothing a ROLLBACK would undo; psycopg would drop every statement prepared on the
+    pooled connection at a ROLLBACK, and the next rolls there would prepare theirs again."""
+    if one_connection.dialect.name != ON_POSTGRES:
+        pytest.skip("prepared statements are psycopg's, on PostgreSQL")
+    prepared = text("SELECT count(*) FROM pg_prepared_statements")
+    with Session(one_connection.execution_options(postgresql_readonly=True)) as reads:
+        driver = reads.connection().connection.driver_connection
+        assert driver is not None
+        driver.execute("SELECT 1", prepare=True)
+        assert reads.execute(prepared).scalar() == 1
+        heavy_reads.end_reads(reads)
+        assert not reads.in_transaction()
+    with Session(one_connection) as writes:  # the same pooled connection
+        assert writes.execute(prepared).scalar() == 1
+        # A write's session ends as before: a ROLLBACK, which drops them.
+        writes.rollback()
+        assert writes.execute(prepared).scalar() == 0
+
+
+def test_a_long_read_whose_connection_was_lost_ends_in_a_rollback(one_connection: Engine) -> None:
+    """A connection lost mid-read leaves the session unable to commit: it is rolled back,
+    so the read's own error (a 503) is what the caller gets, and the session is usable."""
+    if one_connection.dialect.name != ON_POSTGRES:
+        pytest.skip("a READ ONLY transaction ends in COMMIT on PostgreSQL only")
+    with Session(one_connection.execution_options(postgresql_readonly=True)) as reads:
+        assert reads.execute(text("SELECT 1")).scalar() == 1
+        reads.connection().invalidate()
+        heavy_reads.end_reads(reads)
+        assert not reads.in_transaction()
+        assert reads.execute(text("SELECT 2")).scalar() == 2
