@@ -248,11 +248,13 @@ def get_campaign_access(
             raise campaign_not_found(campaign_id)
         # Held here: the session's identity map keeps only objects someone references.
         access = MemberAccess(row[0], user, row[1])
-    _serve(access, session, include_deleted)
+    _attach_unless_deleted(access, session, include_deleted=include_deleted)
     return access
 
 
-def _serve(access: CampaignAccess, session: Session, include_deleted: bool = False) -> None:
+def _attach_unless_deleted(
+    access: CampaignAccess, session: Session, *, include_deleted: bool
+) -> None:
     """The access reads through the request's session; a deleted campaign is not found."""
     access.session = session
     if access.campaign.deleted_at is not None and not include_deleted:
@@ -276,7 +278,7 @@ def access_and_characters(
     if not rows:
         raise campaign_not_found(campaign_id)
     access = MemberAccess(rows[0][0], user, rows[0][1])
-    _serve(access, session)
+    _attach_unless_deleted(access, session, include_deleted=False)
     return access, [row[2] for row in rows if row[2] is not None]
 
 

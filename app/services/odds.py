@@ -36,10 +36,9 @@ def campaign_odds(
 ) -> dict[str, Any]:
     """`roll_odds` for a member of the campaign: the campaign, the membership and the sheets
     the body names read in one round trip (`access_and_characters`)."""
-    access, held = access_and_characters(session, campaign_id, user, named_ids([body]))
-    odds = roll_odds(session, access, registry, body, request_id)
-    del held  # the sheets stayed in the session while the rules read them
-    return odds
+    # `_held` keeps the sheets in the session while the rules read them (weak references).
+    access, _held = access_and_characters(session, campaign_id, user, named_ids([body]))
+    return roll_odds(session, access, registry, body, request_id)
 
 
 def roll_odds(
