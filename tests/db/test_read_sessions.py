@@ -422,7 +422,7 @@ def test_a_long_read_ends_without_dropping_the_connection_s_prepared_statements(
     one_connection: Engine,
 ) -> None:
     """A READ ONLY transaction (verification, export) ends in COMMIT on PostgreSQL, which
-    keeps nothing a ROLLBACK would undo; psycopg would drop every statement prepared on the
+    keeps no row a ROLLBACK would undo; psycopg would drop every statement prepared on the
     pooled connection at a ROLLBACK, and the next rolls there would prepare theirs again."""
     if one_connection.dialect.name != ON_POSTGRES:
         pytest.skip("prepared statements are psycopg's, on PostgreSQL")
