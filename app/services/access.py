@@ -130,16 +130,10 @@ _ACCESS = (
     .execution_options(populate_existing=True)
 )
 # The same, with one row per character among `character_ids` (none: one row, no character).
-_ACCESS_AND_CHARACTERS = (
-    select(Campaign, CampaignMember.role, Character)
-    .join(CampaignMember, col(CampaignMember.campaign_id) == col(Campaign.id))
-    .outerjoin(
-        Character,
-        (col(Character.campaign_id) == col(Campaign.id))
-        & col(Character.id).in_(bindparam("character_ids", expanding=True)),
-    )
-    .where(Campaign.id == bindparam("campaign_id"), CampaignMember.user_id == bindparam("user_id"))
-    .execution_options(populate_existing=True)
+_ACCESS_AND_CHARACTERS = _ACCESS.add_columns(Character).outerjoin(
+    Character,
+    (col(Character.campaign_id) == col(Campaign.id))
+    & col(Character.id).in_(bindparam("character_ids", expanding=True)),
 )
 # FAIR-5: the writer's lock on the campaign row, with the caller's membership and the open
 # seed epoch in the same query. All three rows are locked, not just the campaign's: under
