@@ -7,11 +7,14 @@ instead of failing when a read transaction tries to upgrade (FAIR-5).
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import AsyncIterator
 from functools import lru_cache
 from typing import Annotated, Any
 
 import anyio
+import orjson
 from fastapi import Depends, Request
 from sqlalchemy import Engine, create_engine, event, orm
 from sqlalchemy.orm import ORMExecuteState, UOWTransaction
@@ -22,9 +25,43 @@ from app.core.settings import get_settings
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
+def json_for_postgres(value: Any) -> str:
+    """A JSON column's value as psycopg sends it: the PostgreSQL engine's `json_serializer`.
+
+    orjson, not psycopg's default `json.dumps`, which took about 2% of the workers' time with
+    the GIL under the roll load, writing each entry's request, draws, result and effects
+    (issue 23, bench/profile.md). Where orjson would write something else, `json.dumps` does, so a
+    column gets what it got before: a key that is not a string or an integer past 64 bits
+    (which orjson refuses), and a NaN or an infinity (which orjson writes as null, where
+    `json.dumps` writes NaN and PostgreSQL refuses it).
+    """
+    try:
+        written = orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value)
+    if b"null" in written and _holds_non_finite(value):
+        return json.dumps(value)
+    return written.decode()  # text, as SQLAlchemy's JSON literals expect it too
+
+
+def _holds_non_finite(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is float:
+            if not math.isfinite(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
+
+
 def create_db_engine(url: str, *, busy_timeout_ms: int = 30_000, **kwargs: Any) -> Engine:
     """An engine for `url`; SQLite gets the pragmas and the BEGIN handling described above."""
     if not url.startswith("sqlite"):
+        kwargs.setdefault("json_serializer", json_for_postgres)
         # No pre-ping: it costs a round trip on every request. A connection the server
         # dropped fails one request, and SQLAlchemy then discards the pool's stale ones.
         kwargs.setdefault("pool_recycle", 1800)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 import uuid
 from typing import Any
 
+import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 logger = logging.getLogger("nocturne.request")
@@ -24,7 +24,8 @@ class JsonFormatter(logging.Formatter):
             payload["message"] = record.getMessage()
         if record.exc_info:
             payload["exception"] = self.formatException(record.exc_info)
-        return json.dumps(payload, ensure_ascii=False)
+        # orjson: a line for every request (issue 23); a value JSON lacks is written as text.
+        return orjson.dumps(payload, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def configure_logging(level: str) -> None:

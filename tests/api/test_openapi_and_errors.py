@@ -1,10 +1,13 @@
 """The OpenAPI document, problem+json errors, request logs and CORS."""
 
+import json
 import logging
+import uuid
 
 from fastapi.testclient import TestClient
 from openapi_spec_validator import validate
 
+from app.core.logging import JsonFormatter
 from app.core.settings import get_settings
 from app.main import create_app
 from tests.conftest import API, assert_problem
@@ -156,3 +159,20 @@ def test_nul_characters_are_refused_before_storage(client, gm):
     )
     assert_problem(response, 422, "NUL")
     assert client.post(f"{API}/users", json={"name": "back\\u0000slash"}).status_code == 201
+
+
+def test_request_log_line_is_one_json_object_as_written_by_the_formatter():
+    """Issue 23: the formatter writes with orjson; a value JSON lacks is written as text."""
+    record = logging.LogRecord("nocturne.request", logging.INFO, __file__, 1, "", None, None)
+    request_id = uuid.uuid4()
+    record.fields = {"event": "request", "path": "/api/v1/campagne/é", "id": request_id, 7: "x"}
+    line = JsonFormatter().format(record)
+    assert "\n" not in line
+    assert json.loads(line) == {
+        "level": "INFO",
+        "logger": "nocturne.request",
+        "event": "request",
+        "path": "/api/v1/campagne/é",
+        "id": str(request_id),
+        "7": "x",
+    }
