@@ -25,23 +25,30 @@ from app.core.settings import get_settings
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
-def json_for_postgres(value: Any) -> str:
+def json_for_postgres(value: Any) -> bytes | str:
     """A JSON column's value as psycopg sends it: the PostgreSQL engine's `json_serializer`.
 
     orjson, not psycopg's default `json.dumps`, which took about 2% of the workers' time with
     the GIL under the roll load, writing each entry's request, draws, result and effects
-    (issue 23, bench/profile.md). Where orjson would write something else, `json.dumps` does, so a
-    column gets what it got before: a key that is not a string or an integer past 64 bits
-    (which orjson refuses), and a NaN or an infinity (which orjson writes as null, where
-    `json.dumps` writes NaN and PostgreSQL refuses it).
+    (issue 23, bench/profile.md). Where orjson would write something else, `json.dumps`
+    does, so a column gets what it got before: a key that is not a string, an integer past
+    64 bits, a lone surrogate, nesting past orjson's 254 levels or a float subclass (which
+    orjson refuses), a NaN or an infinity (which orjson writes as null, where `json.dumps`
+    writes NaN and PostgreSQL refuses it), and a date, a time or a dataclass (which
+    `json.dumps` refuses, and orjson is told to). A UUID or a plain Enum, which `json.dumps`
+    refuses too, orjson writes as text: no column is given one, as the suite would fail on
+    SQLite, whose engine keeps `json.dumps`.
     """
     try:
-        written = orjson.dumps(value)
+        written = orjson.dumps(value, option=_REFUSED_AS_JSON_DUMPS_DOES)
     except TypeError:
         return json.dumps(value)
     if b"null" in written and _holds_non_finite(value):
         return json.dumps(value)
-    return written.decode()  # text, as SQLAlchemy's JSON literals expect it too
+    return written  # bytes: psycopg sends them as they are
+
+
+_REFUSED_AS_JSON_DUMPS_DOES = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
 
 def _holds_non_finite(value: Any) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 import uuid
@@ -25,7 +26,10 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info:
             payload["exception"] = self.formatException(record.exc_info)
         # orjson: a line for every request (issue 23); a value JSON lacks is written as text.
-        return orjson.dumps(payload, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
+        try:
+            return orjson.dumps(payload, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
+        except TypeError:  # what orjson refuses (a lone surrogate, an integer past 64 bits)
+            return json.dumps(payload, ensure_ascii=False, default=str)
 
 
 def configure_logging(level: str) -> None:

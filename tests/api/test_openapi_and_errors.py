@@ -2,8 +2,10 @@
 
 import json
 import logging
-import uuid
+from decimal import Decimal
+from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from openapi_spec_validator import validate
 
@@ -161,18 +163,29 @@ def test_nul_characters_are_refused_before_storage(client, gm):
     assert client.post(f"{API}/users", json={"name": "back\\u0000slash"}).status_code == 201
 
 
-def test_request_log_line_is_one_json_object_as_written_by_the_formatter():
-    """Issue 23: the formatter writes with orjson; a value JSON lacks is written as text."""
+def _log_line(fields: dict[Any, Any]) -> Any:
     record = logging.LogRecord("nocturne.request", logging.INFO, __file__, 1, "", None, None)
-    request_id = uuid.uuid4()
-    record.fields = {"event": "request", "path": "/api/v1/campagne/é", "id": request_id, 7: "x"}
+    record.fields = fields
     line = JsonFormatter().format(record)
     assert "\n" not in line
-    assert json.loads(line) == {
+    return json.loads(line)
+
+
+def test_request_log_line_is_one_json_object_as_written_by_the_formatter():
+    """Issue 23: the formatter writes with orjson; a value JSON lacks is written as text."""
+    fields = {"event": "request", "path": "/api/v1/campagne/é", "cost": Decimal("1.5"), 7: "x"}
+    assert _log_line(fields) == {
         "level": "INFO",
         "logger": "nocturne.request",
         "event": "request",
         "path": "/api/v1/campagne/é",
-        "id": str(request_id),
+        "cost": "1.5",
         "7": "x",
     }
+
+
+@pytest.mark.parametrize("value", ["unknown talent '\ud800'", 2**70])
+def test_request_log_line_keeps_what_orjson_refuses(value):
+    """A lone surrogate (which a request's JSON may carry) or an integer past 64 bits: the
+    line is written by json.dumps, not lost."""
+    assert _log_line({"detail": value})["detail"] == value
