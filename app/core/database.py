@@ -35,9 +35,9 @@ def json_for_postgres(value: Any) -> bytes | str:
     64 bits, a lone surrogate, nesting past orjson's 254 levels or a float subclass (which
     orjson refuses), a NaN or an infinity (which orjson writes as null, where `json.dumps`
     writes NaN and PostgreSQL refuses it), and a date, a time or a dataclass (which
-    `json.dumps` refuses, and orjson is told to). A UUID or a plain Enum, which `json.dumps`
-    refuses too, orjson writes as text: no column is given one, as the suite would fail on
-    SQLite, whose engine keeps `json.dumps`.
+    `json.dumps` refuses, and orjson is told to refuse too). A UUID or a plain Enum, which
+    `json.dumps` also refuses, orjson writes as text: no column is given one, as the suite
+    would fail on SQLite, whose engine keeps `json.dumps`.
     """
     try:
         written = orjson.dumps(value, option=_REFUSED_AS_JSON_DUMPS_DOES)
