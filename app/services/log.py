@@ -77,10 +77,16 @@ HEAD_UPDATE = (
 # every append, while the campaign's lock is held. SQLite has no such CTE and takes them one
 # at a time.
 APPEND_AND_ADVANCE = HEAD_UPDATE.add_cte(LOG_INSERT.cte("appended")).returning(
-    func.pg_notify(bindparam("notify_channel"), bindparam("notify_payload"))
+    func.pg_notify(bindparam("notify_channel"), bindparam("notify_payload")),
+    # The row's version once this transaction commits (app/services/known_head.py).
+    cast(literal_column("campaign.xmin"), Text),
 )
 # Run on the driver's connection: every append takes it (issue 23, app/core/driver_sql.py).
 _APPEND_AND_ADVANCE = DriverStatement(APPEND_AND_ADVANCE)
+# session.info keys: the campaign row's version its last append left (PostgreSQL), and an
+# append in place of APPEND_AND_ADVANCE for a roll on a known head; both known_head.py's.
+CAMPAIGN_VERSION = "nocturne.campaign_version"
+ON_KNOWN_HEAD = "nocturne.on_known_head"
 
 
 @dataclass(frozen=True)
@@ -227,7 +233,14 @@ def append_entry(
     if session.get_bind().dialect.name == "postgresql":
         params["notify_channel"] = CHANNEL
         params["notify_payload"] = notify_in_statement(session, campaign.id)
-        _APPEND_AND_ADVANCE.execute(session, params)
+        on_known_head: Callable[[Session, dict[str, Any]], str] | None
+        on_known_head = session.info.get(ON_KNOWN_HEAD)
+        if on_known_head is not None:
+            session.info[CAMPAIGN_VERSION] = on_known_head(session, params)
+        else:
+            appended = _APPEND_AND_ADVANCE.first(session, params)
+            assert appended is not None  # the campaign is locked: its row is there
+            session.info[CAMPAIGN_VERSION] = appended[1]
     else:
         session.execute(LOG_INSERT, params)
         session.execute(HEAD_UPDATE, params)

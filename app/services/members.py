@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import uuid
 
-from sqlalchemy import func
+from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
 from app.core.problems import Conflict, Forbidden, NotFound, Unprocessable
-from app.models import CampaignMember, MemberCreate, MemberPublic, User
+from app.models import Campaign, CampaignMember, MemberCreate, MemberPublic, User, utcnow
 from app.services.access import CampaignAccess
 from app.services.feed.notices import note_change
+
+_campaigns = Campaign.__table__  # type: ignore[attr-defined]
 
 
 def member_public(member: CampaignMember, name: str) -> MemberPublic:
@@ -63,4 +65,9 @@ def remove_member(session: Session, access: CampaignAccess, user_id: uuid.UUID) 
     if member.role == "gm":
         raise Conflict("the GM cannot leave their campaign; delete the campaign instead")
     session.delete(member)
+    # A roll on a head a worker knows appends only if the campaign's row is unchanged
+    # (known_head.py): a removal changes it, so the removed member's roll is refused.
+    session.execute(
+        update(_campaigns).where(_campaigns.c.id == access.campaign.id).values(updated_at=utcnow())
+    )
     note_change(session, access.campaign.id, "members")  # their streams end

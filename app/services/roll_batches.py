@@ -24,7 +24,7 @@ import asyncio
 import functools
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
 import anyio
@@ -41,6 +41,7 @@ from app.models import Encounter, User
 from app.services.access import (
     CampaignAccess,
     LockedAccess,
+    LockedCampaign,
     campaign_not_found,
     get_campaign_access,
     lock_member_roles,
@@ -48,6 +49,7 @@ from app.services.access import (
 )
 from app.services.awaiting import running_encounters
 from app.services.idempotency import json_response, run_idempotent
+from app.services.known_head import known_heads, remember_locked_roll, roll_on_known_head
 from app.services.log import SHARED_WAITS, SealedEntry
 from app.services.rolls import check_roll, create_roll, record_roll
 from app.services.table import load_characters, named_ids
@@ -150,16 +152,25 @@ RollAnswer = Response | Exception
 
 
 def roll_alone(registry: Registry, job: RollJob) -> Response:
-    """One roll in its own transaction: the lock, the roll, the commit, then its view."""
+    """One roll in its own transaction: the lock, the roll, the commit, then its view; a
+    plain dice roll on a head this worker knows in one statement (known_head.py)."""
+    session = job.session
+    made = roll_on_known_head(registry, session, job.user, job.campaign_id, job.body, job.language)
+    if made is not None:
+        return made
+    locked: list[tuple[LockedCampaign, LockedAccess]] = []
 
     def work() -> tuple[SealedEntry, CampaignAccess]:
-        access = get_campaign_access(job.session, job.campaign_id, job.user, lock=True)
-        return create_roll(job.session, access, registry, job.body), access
+        access = get_campaign_access(session, job.campaign_id, job.user, lock=True)
+        locked.append((replace(access.campaign), access))
+        return create_roll(session, access, registry, job.body), access
 
     def present(made: tuple[SealedEntry, CampaignAccess]) -> dict[str, object]:
         return roll_view(made[0], made[1], registry, job.language)
 
-    return run_idempotent(job.session, job.user, str(job.campaign_id), None, 201, work, present)
+    answer = run_idempotent(session, job.user, str(job.campaign_id), None, 201, work, present)
+    remember_locked_roll(session, *locked[0])
+    return answer
 
 
 def make_rolls(registry: Registry) -> Callable[[Sequence[RollJob]], list[RollAnswer]]:
@@ -192,6 +203,7 @@ def _together(registry: Registry, jobs: Sequence[RollJob]) -> list[RollAnswer] |
     session = jobs[0].session
     for job in jobs[1:]:
         _end_transaction(job.session)  # the batch runs in the first job's session
+    known_heads.forget(jobs[0].campaign_id)  # its appends move the head
     try:
         made: list[tuple[SealedEntry, LockedAccess] | Exception] = []
         # One lock for the batch: the first roll's, then its other members' rows at once.

@@ -1,0 +1,275 @@
+"""Plain dice rolls on a head the worker already knows (issue 23): one round trip, not four.
+
+An audited roll locks its campaign's row, draws, appends and commits: `BEGIN`, the lock,
+the append, `COMMIT`. When the worker itself made the campaign's last entry, and nobody else
+appended between its last two rolls there, it knows what that lock would read: the head,
+the campaign's fields, the open epoch, the roller's role. A plain dice roll (public, for no
+character, no follow-up, no key) then draws from that head and appends in one statement in
+autocommit, whose update of the campaign's row takes effect only if the row is still the
+version this worker left (its `xmin`) and the roller still a member with that role; only
+then is the entry inserted. FAIR-5 holds as the lock holds it: the seq is allocated by that
+update of the counter row, in the roll's own (one-statement) transaction, and the unique
+key on (campaign_id, seq) stays the safety net. A draw depends on the seq alone, never on
+which request gets it, so an attempt that finds the row changed has drawn dice nobody
+sees; the roll is then made again the usual way, under the lock.
+
+Whatever changes what such a roll reads changes the campaign's row: its options, session,
+scene, deletion, webhooks and epoch do, every entry does, and a member's removal touches
+the row for this reason (app/services/members.py).
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import sqlalchemy as sa
+from fastapi.responses import Response
+from pydantic import BaseModel
+from pydantic_core import to_json
+from sqlalchemy import Engine, bindparam, func, insert, literal_column, update
+from sqlmodel import Session
+
+from app.core.driver_sql import DriverStatement
+from app.core.problems import ProblemError
+from app.engine.contract import Language
+from app.engine.errors import EngineError
+from app.engine.hidden import SPAN
+from app.engine.registry import Registry
+from app.models import Campaign, CampaignMember, LogEntry, User
+from app.services.access import CurrentEpoch, LockedAccess, LockedCampaign, MemberAccess
+from app.services.idempotency import json_response
+from app.services.log import CAMPAIGN_VERSION, ON_KNOWN_HEAD, SPAN_MARGIN
+from app.services.rolls import create_roll
+from app.services.views import roll_view
+
+# Campaigns a worker keeps a head for; past it, the least recently rolled is forgotten.
+KNOWN_CAMPAIGNS = 4096
+
+_campaigns = Campaign.__table__  # type: ignore[attr-defined]
+_members = CampaignMember.__table__  # type: ignore[attr-defined]
+_log = LogEntry.__table__  # type: ignore[attr-defined]
+_row_version = sa.cast(literal_column("campaign.xmin"), sa.Text)
+
+_ADVANCED = (
+    update(_campaigns)
+    .where(
+        _campaigns.c.id == bindparam("entry_campaign_id"),
+        _row_version == bindparam("known_version"),
+        # `+ 1` written out: a literal would be one more (anonymous) parameter.
+        _campaigns.c.last_seq + literal_column("1") == bindparam("entry_seq"),
+        sa.exists().where(
+            _members.c.campaign_id == bindparam("entry_campaign_id"),
+            _members.c.user_id == bindparam("known_user_id"),
+            _members.c.role == bindparam("known_role"),
+        ),
+    )
+    .values(last_seq=bindparam("entry_seq"), last_hash=bindparam("entry_hash"))
+    .returning(_row_version.label("version"))
+    .cte("advanced")
+)
+_INSERTED = insert(_log).from_select(
+    [column.name for column in _log.c],
+    sa.select(
+        *(bindparam(f"entry_{column.name}", type_=column.type) for column in _log.c)
+    ).select_from(_ADVANCED),
+)
+# The entry is inserted only from the row the update returns: no update, no entry.
+APPEND_ON_KNOWN_HEAD = (
+    sa.select(
+        _ADVANCED.c.version,
+        func.pg_notify(bindparam("notify_channel"), bindparam("notify_payload")),
+    )
+    .select_from(_ADVANCED)
+    .add_cte(_INSERTED.cte("appended"))
+)
+_APPEND_ON_KNOWN_HEAD = DriverStatement(APPEND_ON_KNOWN_HEAD)
+
+
+class HeadMoved(Exception):
+    """The campaign's row is no longer the version this worker knew: nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class KnownHead:
+    """What the campaign's lock read at this worker's last roll there, as that roll left it."""
+
+    campaign: LockedCampaign
+    epoch: CurrentEpoch
+    version: str  # the campaign row's xmin once that roll committed
+    roles: Mapping[uuid.UUID, str]
+    quiet: bool  # nobody else appended between this worker's last two rolls there
+
+
+class KnownHeads:
+    """The heads a worker knows, by campaign; thread-safe, bounded."""
+
+    def __init__(self, size: int = KNOWN_CAMPAIGNS) -> None:
+        self._lock = threading.Lock()
+        self._heads: OrderedDict[uuid.UUID, KnownHead] = OrderedDict()
+        self._size = size
+
+    def take(self, campaign_id: uuid.UUID, user_id: uuid.UUID) -> KnownHead | None:
+        """The campaign's known head if this user's plain dice roll may use it (`usable`),
+        forgotten until that roll remembers the next: two rolls never draw from one head.
+        A head not usable stays, for the roll made under the lock to compare with."""
+        with self._lock:
+            known = self._heads.get(campaign_id)
+            if known is None or not usable(known, user_id):
+                return None
+            del self._heads[campaign_id]
+            return known
+
+    def forget(self, campaign_id: uuid.UUID) -> None:
+        with self._lock:
+            self._heads.pop(campaign_id, None)
+
+    def remember(
+        self,
+        access: LockedAccess,
+        version: str,
+        *,
+        before: LockedCampaign | None = None,
+        taken: KnownHead | None = None,
+    ) -> None:
+        """The head `access` left, committed as `version`: after a roll made under the lock,
+        whose lock read `before`; or after one made on the head `taken`."""
+        epoch = access.epoch
+        if epoch is None or epoch.first_roll_seq is None or access.campaign.webhooks:
+            self.forget(access.campaign.id)  # never usable (see `usable`)
+            return
+        campaign_id = access.campaign.id
+        with self._lock:
+            known = taken if taken is not None else self._heads.pop(campaign_id, None)
+            # Quiet: nobody else appended since the head this worker knew.
+            quiet = taken is not None or (
+                known is not None
+                and before is not None
+                and (known.campaign.last_seq, known.campaign.last_hash)
+                == (before.last_seq, before.last_hash)
+            )
+            roles = dict(known.roles) if known is not None else {}
+            roles[access.user.id] = access.role
+            self._heads[campaign_id] = KnownHead(
+                replace(access.campaign), replace(epoch), version, roles, quiet
+            )
+            while len(self._heads) > self._size:
+                self._heads.popitem(last=False)
+
+
+known_heads = KnownHeads()
+
+
+def is_plain_dice(body: BaseModel) -> bool:
+    """A roll whose whole effect is its entry: public generic dice, for no character."""
+    return (
+        getattr(body, "kind", None) == "dice"
+        and getattr(body, "character_id", None) is None
+        and getattr(body, "visibility", None) == "public"
+    )
+
+
+def usable(known: KnownHead, user_id: uuid.UUID) -> bool:
+    """Whether a plain dice roll by this user may be made on this head: the worker's last two
+    rolls there saw nobody else append; the epoch has served a roll already (its first sets
+    first_roll_seq, FAIR-3), so its client seed is settled; no webhook waits for entries
+    (a delivery is written with the entry); and the roll will not rotate the epoch, which
+    writes entries of its own (FAIR-16)."""
+    campaign, epoch = known.campaign, known.epoch
+    return (
+        known.quiet
+        and user_id in known.roles
+        and epoch.first_roll_seq is not None
+        and not campaign.webhooks
+        and campaign.deleted_at is None
+        and campaign.last_seq + 2 < epoch.opened_seq + SPAN - SPAN_MARGIN
+    )
+
+
+def may_try(session: Session) -> bool:
+    """Only a request's own session on PostgreSQL through psycopg, with no transaction
+    begun: the append runs in autocommit on its connection."""
+    bind = session.get_bind()
+    return (
+        isinstance(bind, Engine)
+        and bind.dialect.name == "postgresql"
+        and bind.dialect.driver == "psycopg"
+        and not session.in_transaction()
+    )
+
+
+def on_known_head(session: Session, known: KnownHead, user: User) -> LockedAccess:
+    """The access a roll on `known` runs with, as the lock would have read it: the session's
+    connection in autocommit, and the log's append conditional on the head."""
+    session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+    role = known.roles[user.id]
+    conditions = {"known_version": known.version, "known_user_id": user.id, "known_role": role}
+    session.info[ON_KNOWN_HEAD] = _appender(conditions)
+    return MemberAccess(replace(known.campaign), user, role, replace(known.epoch), session)
+
+
+def _appender(conditions: Mapping[str, Any]) -> Callable[[Session, dict[str, Any]], str]:
+    def append(session: Session, params: dict[str, Any]) -> str:
+        if CAMPAIGN_VERSION in session.info:
+            raise RuntimeError("a roll on a known head appends one entry, not more")
+        row = _APPEND_ON_KNOWN_HEAD.first(session, {**params, **conditions})
+        if row is None:
+            raise HeadMoved
+        return str(row[0])
+
+    return append
+
+
+def roll_on_known_head(
+    registry: Registry,
+    session: Session,
+    user: User,
+    campaign_id: uuid.UUID,
+    body: BaseModel,
+    language: Language,
+) -> Response | None:
+    """The roll made on the head this worker knows, answered; or None, having written
+    nothing, when it is to be made under the lock (no head known or usable, the row changed,
+    or the roll refused: the lock's path gives the answer every other roll gets)."""
+    if not (is_plain_dice(body) and may_try(session)):
+        return None
+    known = known_heads.take(campaign_id, user.id)
+    if known is None:
+        return None
+    access = on_known_head(session, known, user)
+    try:
+        entry = create_roll(session, access, registry, body)
+        session.commit()
+    except Exception as error:
+        appended = CAMPAIGN_VERSION in session.info
+        _leave(session)
+        if appended:
+            raise  # the entry is in the log: never roll it again
+        if not isinstance(error, HeadMoved | EngineError | ProblemError):
+            raise
+        return None
+    version = session.info.pop(CAMPAIGN_VERSION)
+    session.info.pop(ON_KNOWN_HEAD, None)
+    known_heads.remember(access, version, taken=known)
+    return json_response(to_json(roll_view(entry, access, registry, language)), 201)
+
+
+def remember_locked_roll(session: Session, before: LockedCampaign, access: LockedAccess) -> None:
+    """After a roll made under the lock committed: the head it left, on PostgreSQL."""
+    version = session.info.pop(CAMPAIGN_VERSION, None)
+    if version is None:
+        known_heads.forget(access.campaign.id)
+        return
+    known_heads.remember(access, str(version), before=before)
+
+
+def _leave(session: Session) -> None:
+    """Back to a session with no transaction, whose appends take the lock's path."""
+    session.info.pop(ON_KNOWN_HEAD, None)
+    session.info.pop(CAMPAIGN_VERSION, None)
+    session.rollback()
+    session.expunge_all()

@@ -1,0 +1,274 @@
+"""Plain dice rolls on a head the worker knows (issue 23, app/services/known_head.py), with
+committed transactions on PostgreSQL: one statement in autocommit once the worker's last
+two rolls saw nobody else append, and the lock's path whenever the campaign's row changed
+meanwhile. FAIR-5: whichever path made them, seqs stay gap-free and the log verifies."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine, text
+
+from app.engine.hidden import SPAN
+from app.main import app
+from app.services.access import CurrentEpoch, LockedCampaign
+from app.services.known_head import KnownHead, known_heads, usable
+from app.services.log import SPAN_MARGIN
+from tests.conftest import API
+from tests.db.servers import (
+    all_log_entries,
+    assert_gap_free_and_verified,
+    register_gm_and_campaign,
+)
+
+ROLL = {"kind": "dice", "notation": "3d6kh2"}
+
+
+@pytest.fixture
+def on_postgres(committed_app: None, committed_engine: Engine) -> None:
+    if committed_engine.dialect.name != "postgresql":
+        pytest.skip("rolls on a known head are PostgreSQL's; SQLite takes the lock's path")
+
+
+@pytest.fixture
+def statements(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Every statement psycopg sends from here on, BEGIN and COMMIT included."""
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+    command = psycopg.Connection._exec_command  # BEGIN and COMMIT are sent there
+
+    def spied_execute(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(str(query))
+        return execute(self, query, *args, **kwargs)
+
+    def spied_command(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(bytes(query).decode() if isinstance(query, bytes) else str(query))
+        return command(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", spied_execute)
+    monkeypatch.setattr(psycopg.Connection, "_exec_command", spied_command)
+    yield sent
+
+
+def _roll(http: Any, campaign_id: str, headers: dict[str, str], body: Any = ROLL) -> Any:
+    return http.post(f"{API}/campaigns/{campaign_id}/rolls", json=body, headers=headers)
+
+
+def _made_on_known_head(sent: list[str]) -> bool:
+    return any("advanced" in statement for statement in sent)
+
+
+def _locked(sent: list[str]) -> bool:
+    return any("FOR UPDATE" in statement for statement in sent)
+
+
+def test_FAIR_5_a_quiet_campaigns_third_dice_roll_is_one_statement_without_the_lock(
+    on_postgres: None, statements: list[str]
+) -> None:
+    with TestClient(app) as http:
+        headers, campaign_id = register_gm_and_campaign(http, "Known Head")
+        # The first roll sets the epoch's first roll; the second finds the head the first
+        # left: the third may use it.
+        for _ in range(2):
+            assert _roll(http, campaign_id, headers).status_code == 201
+        statements.clear()
+        made = _roll(http, campaign_id, headers)
+        assert made.status_code == 201, made.text
+        assert made.json()["seq"] == 4
+        assert _made_on_known_head(statements)
+        assert not _locked(statements)
+        assert "BEGIN" not in statements and "COMMIT" not in statements
+        for _ in range(5):
+            assert _roll(http, campaign_id, headers).status_code == 201
+        assert_gap_free_and_verified(http, campaign_id, headers, rolls=8)
+
+
+def test_FAIR_5_a_roll_after_another_workers_append_is_made_under_the_lock(
+    on_postgres: None, statements: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with TestClient(app) as http:
+        headers, campaign_id = register_gm_and_campaign(http, "Other Worker")
+        for _ in range(3):
+            assert _roll(http, campaign_id, headers).status_code == 201
+        # Another worker appends: this one's known head stays as it was, one entry behind.
+        with monkeypatch.context() as other_worker:
+            other_worker.setattr(known_heads, "take", lambda *args: None)
+            other_worker.setattr(known_heads, "remember", lambda *args, **kwargs: None)
+            assert _roll(http, campaign_id, headers).status_code == 201
+        statements.clear()
+        made = _roll(http, campaign_id, headers)
+        assert made.status_code == 201, made.text
+        assert made.json()["seq"] == 6
+        assert _made_on_known_head(statements) and _locked(statements)
+        assert_gap_free_and_verified(http, campaign_id, headers, rolls=5)
+
+
+def test_FAIR_5_a_change_of_the_campaigns_row_sends_the_next_roll_through_the_lock(
+    on_postgres: None, statements: list[str]
+) -> None:
+    with TestClient(app) as http:
+        headers, campaign_id = register_gm_and_campaign(http, "Options Changed")
+        for _ in range(3):
+            assert _roll(http, campaign_id, headers).status_code == 201
+        changed = http.patch(
+            f"{API}/campaigns/{campaign_id}",
+            json={"options": {"players_set_difficulty": True}},
+            headers=headers,
+        )
+        assert changed.status_code == 200, changed.text
+        statements.clear()
+        assert _roll(http, campaign_id, headers).status_code == 201
+        assert _made_on_known_head(statements) and _locked(statements)
+        entries = all_log_entries(http, campaign_id, headers)
+        assert [entry["seq"] for entry in entries] == list(range(1, 7))
+        assert [entry["kind"] for entry in entries][-2:] == ["options_changed", "dice"]
+        verify = http.get(f"{API}/campaigns/{campaign_id}/log/verify", headers=headers)
+        assert verify.json()["ok"] is True, verify.text
+
+
+def _player_rolling(http: Any) -> tuple[dict[str, str], dict[str, str], str, str]:
+    """A GM's campaign where a player made three rolls: their next is on the known head."""
+    gm_headers, campaign_id = register_gm_and_campaign(http, "Removal")
+    player = http.post(f"{API}/users", json={"name": "Leaving player"}).json()
+    player_headers = {"Authorization": f"Bearer {player['api_key']}"}
+    added = http.post(
+        f"{API}/campaigns/{campaign_id}/members",
+        json={"user_id": player["id"], "role": "player"},
+        headers=gm_headers,
+    )
+    assert added.status_code == 201, added.text
+    for _ in range(3):
+        assert _roll(http, campaign_id, player_headers).status_code == 201
+    return gm_headers, player_headers, campaign_id, player["id"]
+
+
+def test_the_members_of_a_table_on_one_worker_share_its_known_head(
+    on_postgres: None, statements: list[str]
+) -> None:
+    with TestClient(app) as http:
+        gm_headers, player_headers, campaign_id, _ = _player_rolling(http)
+        assert _roll(http, campaign_id, gm_headers).status_code == 201  # its role learned
+        for headers in (player_headers, gm_headers, player_headers):
+            statements.clear()
+            assert _roll(http, campaign_id, headers).status_code == 201
+            assert _made_on_known_head(statements) and not _locked(statements)
+        assert_gap_free_and_verified(http, campaign_id, gm_headers, rolls=7)
+
+
+def test_a_removed_player_cannot_roll_on_the_head_their_worker_knew(
+    on_postgres: None, statements: list[str]
+) -> None:
+    with TestClient(app) as http:
+        gm_headers, player_headers, campaign_id, player_id = _player_rolling(http)
+        removed = http.delete(
+            f"{API}/campaigns/{campaign_id}/members/{player_id}", headers=gm_headers
+        )
+        assert removed.status_code == 204, removed.text
+        statements.clear()
+        refused = _roll(http, campaign_id, player_headers)
+        assert refused.status_code == 404, refused.text
+        assert _made_on_known_head(statements) and _locked(statements)
+        assert_gap_free_and_verified(http, campaign_id, gm_headers, rolls=3)
+
+
+def test_the_append_checks_the_membership_itself(
+    on_postgres: None, committed_engine: Engine, statements: list[str]
+) -> None:
+    """The member's row deleted without touching the campaign's (as no route does): the
+    conditional append still finds them gone and writes nothing."""
+    with TestClient(app) as http:
+        gm_headers, player_headers, campaign_id, player_id = _player_rolling(http)
+        with committed_engine.begin() as connection:
+            connection.execute(
+                text("DELETE FROM campaign_member WHERE campaign_id = :c AND user_id = :u"),
+                {"c": campaign_id, "u": player_id},
+            )
+        statements.clear()
+        refused = _roll(http, campaign_id, player_headers)
+        assert refused.status_code == 404, refused.text
+        assert _made_on_known_head(statements)
+        assert_gap_free_and_verified(http, campaign_id, gm_headers, rolls=3)
+
+
+def test_a_refused_roll_on_a_known_head_writes_nothing_and_gets_the_locks_answer(
+    on_postgres: None, statements: list[str]
+) -> None:
+    with TestClient(app) as http:
+        headers, campaign_id = register_gm_and_campaign(http, "Bad Notation")
+        for _ in range(3):
+            assert _roll(http, campaign_id, headers).status_code == 201
+        statements.clear()
+        refused = _roll(http, campaign_id, headers, {"kind": "dice", "notation": "0d6"})
+        assert refused.status_code == 422, refused.text
+        assert "at least one die" in refused.json()["detail"]
+        assert _locked(statements)
+        assert _roll(http, campaign_id, headers).status_code == 201
+        assert_gap_free_and_verified(http, campaign_id, headers, rolls=4)
+
+
+def test_only_plain_public_dice_rolls_use_a_known_head(
+    on_postgres: None, statements: list[str]
+) -> None:
+    with TestClient(app) as http:
+        headers, campaign_id = register_gm_and_campaign(http, "Hidden Roll")
+        for _ in range(3):
+            assert _roll(http, campaign_id, headers).status_code == 201
+        statements.clear()
+        hidden = {**ROLL, "visibility": "gm"}
+        assert _roll(http, campaign_id, headers, hidden).status_code == 201
+        assert not _made_on_known_head(statements) and _locked(statements)
+
+
+# --- when a known head may be used (FAIR-3, FAIR-16) ---------------------------------------
+
+_CAMPAIGN = LockedCampaign(
+    id=uuid.uuid4(),
+    system="vampire",
+    options={},
+    current_session=0,
+    current_scene=0,
+    current_epoch=1,
+    last_seq=10,
+    last_hash="0" * 64,
+    deleted_at=None,
+    webhooks=0,
+)
+_EPOCH = CurrentEpoch(
+    number=1,
+    server_seed="00" * 32,
+    commitment="0" * 64,
+    client_seed="",
+    first_roll_seq=2,
+    opened_seq=1,
+    hidden_seed="11" * 32,
+)
+_USER = uuid.uuid4()
+
+
+def _known(**changes: Any) -> KnownHead:
+    campaign = replace(_CAMPAIGN, **changes.pop("campaign", {}))
+    epoch = replace(_EPOCH, **changes.pop("epoch", {}))
+    fields: dict[str, Any] = {"version": "1", "roles": {_USER: "player"}, "quiet": True}
+    return KnownHead(campaign, epoch, **{**fields, **changes})
+
+
+def test_a_known_head_is_used_only_when_the_lock_would_read_nothing_new() -> None:
+    assert usable(_known(), _USER)
+    assert not usable(_known(quiet=False), _USER)  # somebody else appended lately
+    assert not usable(_known(), uuid.uuid4())  # no role known for this user
+    # FAIR-3: before the epoch's first roll its client seed may still change.
+    assert not usable(_known(epoch={"first_roll_seq": None}), _USER)
+    assert not usable(_known(campaign={"webhooks": 1}), _USER)  # deliveries are written too
+
+
+def test_FAIR_16_a_roll_that_would_rotate_the_epoch_takes_the_lock() -> None:
+    rotating_at = _EPOCH.opened_seq + SPAN - SPAN_MARGIN  # the next entry's seq rotates it
+    assert usable(_known(campaign={"last_seq": rotating_at - 3}), _USER)
+    assert not usable(_known(campaign={"last_seq": rotating_at - 2}), _USER)
+    assert not usable(_known(campaign={"last_seq": rotating_at}), _USER)
