@@ -1,7 +1,9 @@
 """The campaign log: appending sealed entries, seed epochs, what each member may see.
 
 Every function that appends takes the campaign as locked by the caller
-(`get_campaign_access(..., lock=True)`): the lock is what makes seq gap-free (FAIR-5).
+(`get_campaign_access(..., lock=True)`): the lock is what makes seq gap-free (FAIR-5). The
+one exception, a plain dice roll on the head its worker knows, appends with a statement
+that checks the campaign's row instead of holding its lock (app/services/known_head.py).
 """
 
 from __future__ import annotations
