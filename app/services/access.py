@@ -332,7 +332,9 @@ def update_locked_campaign(session: Session, campaign: LockedCampaign, **values:
 def update_current_epoch(
     session: Session, campaign: LockedCampaign, epoch: CurrentEpoch, **values: Any
 ) -> None:
-    """Change the open epoch's row (its client seed, first roll, close), and the view of it."""
+    """Change the open epoch's row (its client seed, first roll, close), and the view of it.
+    Always beside an entry appended in the same transaction: a plain dice roll on a known
+    head relies on every epoch change moving the campaign's row (known_head.py)."""
     session.execute(
         update(_epochs)
         .where(_epochs.c.campaign_id == campaign.id, _epochs.c.number == epoch.number)

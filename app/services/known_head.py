@@ -13,9 +13,13 @@ key on (campaign_id, seq) stays the safety net. A draw depends on the seq alone,
 which request gets it, so an attempt that finds the row changed has drawn dice nobody
 sees; the roll is then made again the usual way, under the lock.
 
-Whatever changes what such a roll reads changes the campaign's row: its options, session,
-scene, deletion, webhooks and epoch do, every entry does, and a member's removal touches
-the row for this reason (app/services/members.py).
+Whatever changes what such a roll reads changes the campaign's row, and so its version:
+its options, session, scene, deletion and webhooks are columns of it; every write of a seed
+epoch comes with an entry in the same transaction (the callers of update_current_epoch),
+which advances the head; and a member's removal touches the row for this reason alone
+(app/services/members.py). The version is what catches a change committed while the
+statement waited for the row: the statement's checks of the membership and of the epoch
+read them as they were when it began, and so catch only a change committed before.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from app.engine.contract import Language
 from app.engine.errors import EngineError
 from app.engine.hidden import SPAN
 from app.engine.registry import Registry
-from app.models import Campaign, CampaignMember, LogEntry, User
+from app.models import Campaign, CampaignMember, LogEntry, SeedEpoch, User
 from app.services.access import CurrentEpoch, LockedAccess, LockedCampaign, MemberAccess
 from app.services.idempotency import json_response
 from app.services.log import CAMPAIGN_VERSION, ON_KNOWN_HEAD, SPAN_MARGIN
@@ -52,6 +56,7 @@ KNOWN_CAMPAIGNS = 4096
 
 _campaigns = Campaign.__table__  # type: ignore[attr-defined]
 _members = CampaignMember.__table__  # type: ignore[attr-defined]
+_epochs = SeedEpoch.__table__  # type: ignore[attr-defined]
 _log = LogEntry.__table__  # type: ignore[attr-defined]
 _row_version = sa.cast(literal_column("campaign.xmin"), sa.Text)
 
@@ -62,10 +67,18 @@ _ADVANCED = (
         _row_version == bindparam("known_version"),
         # `+ 1` written out: a literal would be one more (anonymous) parameter.
         _campaigns.c.last_seq + literal_column("1") == bindparam("entry_seq"),
+        # Read as the statement began: a change committed while it waited for the row is
+        # caught by the row's version instead (see the module's docstring).
         sa.exists().where(
             _members.c.campaign_id == bindparam("entry_campaign_id"),
             _members.c.user_id == bindparam("known_user_id"),
             _members.c.role == bindparam("known_role"),
+        ),
+        sa.exists().where(
+            _epochs.c.campaign_id == bindparam("entry_campaign_id"),
+            _epochs.c.number == bindparam("entry_epoch"),
+            _epochs.c.client_seed == bindparam("known_client_seed"),
+            _epochs.c.closed_seq.is_(None),
         ),
     )
     .values(last_seq=bindparam("entry_seq"), last_hash=bindparam("entry_hash"))
@@ -207,7 +220,12 @@ def on_known_head(session: Session, known: KnownHead, user: User) -> LockedAcces
     connection in autocommit, and the log's append conditional on the head."""
     session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
     role = known.roles[user.id]
-    conditions = {"known_version": known.version, "known_user_id": user.id, "known_role": role}
+    conditions = {
+        "known_version": known.version,
+        "known_user_id": user.id,
+        "known_role": role,
+        "known_client_seed": known.epoch.client_seed,
+    }
     session.info[ON_KNOWN_HEAD] = _appender(conditions)
     return MemberAccess(replace(known.campaign), user, role, replace(known.epoch), session)
 
@@ -240,6 +258,7 @@ def roll_on_known_head(
     known = known_heads.take(campaign_id, user.id)
     if known is None:
         return None
+    session.info.pop(CAMPAIGN_VERSION, None)  # what an earlier transaction of it appended
     access = on_known_head(session, known, user)
     try:
         entry = create_roll(session, access, registry, body)

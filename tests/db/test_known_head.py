@@ -180,8 +180,10 @@ def test_a_removed_player_cannot_roll_on_the_head_their_worker_knew(
 def test_the_append_checks_the_membership_itself(
     on_postgres: None, committed_engine: Engine, statements: list[str]
 ) -> None:
-    """The member's row deleted without touching the campaign's (as no route does): the
-    conditional append still finds them gone and writes nothing."""
+    """The member's row deleted without touching the campaign's (as no route does), before
+    the roll: the conditional append still finds them gone and writes nothing. (A removal
+    committed while the append waits for the row is caught by the row's version: the
+    removal touches it, as the test above shows.)"""
     with TestClient(app) as http:
         gm_headers, player_headers, campaign_id, player_id = _player_rolling(http)
         with committed_engine.begin() as connection:
