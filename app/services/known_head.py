@@ -6,12 +6,13 @@ appended between its last two rolls there, it knows what that lock would read: t
 the campaign's fields, the open epoch, the roller's role. A plain dice roll (public, for no
 character, no follow-up, no key) then draws from that head and appends in one statement in
 autocommit, whose update of the campaign's row takes effect only if the row is still the
-version this worker left (its `xmin`) and the roller still a member with that role; only
-then is the entry inserted. FAIR-5 holds as the lock holds it: the seq is allocated by that
-update of the counter row, in the roll's own (one-statement) transaction, and the unique
-key on (campaign_id, seq) stays the safety net. A draw depends on the seq alone, never on
-which request gets it, so an attempt that finds the row changed has drawn dice nobody
-sees; the roll is then made again the usual way, under the lock.
+version this worker left (its `xmin`), the roller still a member with that role and the
+epoch still open with that client seed; only then is the entry inserted. FAIR-5 holds as
+the lock holds it: the seq is allocated by that update of the counter row, in the roll's
+own (one-statement) transaction, and the unique key on (campaign_id, seq) stays the safety
+net. A roll's dice depend on its seq and the epoch's seeds (FAIR-6), never on which request
+gets that seq, so an attempt that finds the row changed has drawn dice nobody sees; the
+roll is then made again the usual way, under the lock.
 
 Whatever changes what such a roll reads changes the campaign's row, and so its version:
 its options, session, scene, deletion and webhooks are columns of it; every write of a seed
