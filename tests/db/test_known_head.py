@@ -60,6 +60,14 @@ def _roll(http: Any, campaign_id: str, headers: dict[str, str], body: Any = ROLL
     return http.post(f"{API}/campaigns/{campaign_id}/rolls", json=body, headers=headers)
 
 
+def _rolled_three_times(http: Any, name: str) -> tuple[dict[str, str], str]:
+    """A GM's campaign after three rolls: the next is made on the head its worker knows."""
+    headers, campaign_id = register_gm_and_campaign(http, name)
+    for _ in range(3):
+        assert _roll(http, campaign_id, headers).status_code == 201
+    return headers, campaign_id
+
+
 def _made_on_known_head(sent: list[str]) -> bool:
     return any("advanced" in statement for statement in sent)
 
@@ -93,9 +101,7 @@ def test_FAIR_5_a_roll_after_another_workers_append_is_made_under_the_lock(
     on_postgres: None, statements: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with TestClient(app) as http:
-        headers, campaign_id = register_gm_and_campaign(http, "Other Worker")
-        for _ in range(3):
-            assert _roll(http, campaign_id, headers).status_code == 201
+        headers, campaign_id = _rolled_three_times(http, "Other Worker")
         # Another worker appends: this one's known head stays as it was, one entry behind.
         with monkeypatch.context() as other_worker:
             other_worker.setattr(known_heads, "take", lambda *args: None)
@@ -113,9 +119,7 @@ def test_FAIR_5_a_change_of_the_campaigns_row_sends_the_next_roll_through_the_lo
     on_postgres: None, statements: list[str]
 ) -> None:
     with TestClient(app) as http:
-        headers, campaign_id = register_gm_and_campaign(http, "Options Changed")
-        for _ in range(3):
-            assert _roll(http, campaign_id, headers).status_code == 201
+        headers, campaign_id = _rolled_three_times(http, "Options Changed")
         changed = http.patch(
             f"{API}/campaigns/{campaign_id}",
             json={"options": {"players_set_difficulty": True}},
@@ -202,9 +206,7 @@ def test_a_refused_roll_on_a_known_head_writes_nothing_and_gets_the_locks_answer
     on_postgres: None, statements: list[str]
 ) -> None:
     with TestClient(app) as http:
-        headers, campaign_id = register_gm_and_campaign(http, "Bad Notation")
-        for _ in range(3):
-            assert _roll(http, campaign_id, headers).status_code == 201
+        headers, campaign_id = _rolled_three_times(http, "Bad Notation")
         statements.clear()
         refused = _roll(http, campaign_id, headers, {"kind": "dice", "notation": "0d6"})
         assert refused.status_code == 422, refused.text
@@ -218,9 +220,7 @@ def test_only_plain_public_dice_rolls_use_a_known_head(
     on_postgres: None, statements: list[str]
 ) -> None:
     with TestClient(app) as http:
-        headers, campaign_id = register_gm_and_campaign(http, "Hidden Roll")
-        for _ in range(3):
-            assert _roll(http, campaign_id, headers).status_code == 201
+        headers, campaign_id = _rolled_three_times(http, "Hidden Roll")
         statements.clear()
         hidden = {**ROLL, "visibility": "gm"}
         assert _roll(http, campaign_id, headers, hidden).status_code == 201
