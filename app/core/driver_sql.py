@@ -7,7 +7,8 @@ a result object and its metadata) as in psycopg and the round trip. On PostgreSQ
 `DriverStatement` compiles its statement once, with the session's own dialect and so the
 same bind processors, and runs it on the connection of the session's transaction as a
 prepared statement: the same SQL with the same parameters, in the same transaction, minus
-that layer. On any other database it is `Session.execute`.
+that layer. On any other database it is `Session.execute`. `first_on` runs it on a
+connection of no session (a roll on a known head's one statement, in autocommit).
 
 A row goes through the result processors SQLAlchemy would apply (a UTC timestamp's), so it
 reads the same either way; errors are SQLAlchemy's, as from `Session.execute`;
@@ -22,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.engine import Dialect
+from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.sql import ClauseElement, Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlmodel import Session
@@ -88,6 +89,10 @@ class DriverStatement:
         compiled = self._compile(dialect)
         if compiled.writes and reads_only(session):
             raise WriteInReadSession("a read-only request's session may not write or lock")
+        return self._on(connection, compiled, params), compiled
+
+    def _on(self, connection: Connection, compiled: _Compiled, params: Mapping[str, Any]) -> Any:
+        """The psycopg cursor the compiled statement ran on, on `connection`."""
         values = {
             name: (process(params[name]) if process is not None else params[name])
             for name, process in compiled.binds
@@ -95,12 +100,21 @@ class DriverStatement:
         driver = connection.connection.driver_connection
         assert driver is not None
         try:
-            return driver.execute(compiled.sql, values, prepare=True), compiled
+            return driver.execute(compiled.sql, values, prepare=True)
         except Exception as error:
             # As SQLAlchemy would: wrapped in its exceptions (a lost server answers 503 as
             # anywhere else), and a connection found dropped invalidated.
             connection._handle_dbapi_exception(error, compiled.sql, values, None, None)
             raise  # not reached: the call above raises
+
+    def first_on(self, connection: Connection, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        """Its first row, as a tuple, on a psycopg `connection` of no session (a roll on a
+        known head runs its one statement so, in autocommit: known_head.py)."""
+        dialect = connection.dialect
+        if dialect.name != "postgresql" or dialect.driver != "psycopg":
+            raise ValueError("a driver statement runs on a connection of psycopg only")
+        compiled = self._compile(dialect)
+        return _processed(self._on(connection, compiled, params).fetchone(), compiled)
 
     def execute(self, session: Session, params: Mapping[str, Any]) -> None:
         """Run it for its effects (never in a ReadSession)."""
@@ -118,14 +132,7 @@ class DriverStatement:
         rows: list[tuple[Any, ...]] = cursor.fetchall()
         if compiled.results is None:
             return rows
-        processors = compiled.results
-        return [
-            tuple(
-                value if process is None else process(value)
-                for value, process in zip(row, processors, strict=True)
-            )
-            for row in rows
-        ]
+        return [_processed_row(row, compiled.results) for row in rows]
 
     def first(self, session: Session, params: Mapping[str, Any]) -> Sequence[Any] | None:
         """Its first row, as a tuple (a Row off PostgreSQL), or None."""
@@ -134,10 +141,20 @@ class DriverStatement:
             row: Sequence[Any] | None = session.execute(self.statement, params).first()
             return row
         cursor, compiled = ran
-        found: tuple[Any, ...] | None = cursor.fetchone()
-        if found is None or compiled.results is None:
-            return found
-        return tuple(
-            value if process is None else process(value)
-            for value, process in zip(found, compiled.results, strict=True)
-        )
+        return _processed(cursor.fetchone(), compiled)
+
+
+def _processed(found: tuple[Any, ...] | None, compiled: _Compiled) -> tuple[Any, ...] | None:
+    """A row as SQLAlchemy's result processors leave it."""
+    if found is None or compiled.results is None:
+        return found
+    return _processed_row(found, compiled.results)
+
+
+def _processed_row(
+    row: Sequence[Any], processors: Sequence[Callable[[Any], Any] | None]
+) -> tuple[Any, ...]:
+    return tuple(
+        value if process is None else process(value)
+        for value, process in zip(row, processors, strict=True)
+    )

@@ -5,14 +5,17 @@ the append, `COMMIT`. When the worker itself made the campaign's last entry, and
 appended between its last two rolls there, it knows what that lock would read: the head,
 the campaign's fields, the open epoch, the roller's role. A plain dice roll (public, for no
 character, no follow-up, no key) then draws from that head and appends in one statement in
-autocommit, whose update of the campaign's row takes effect only if the row is still the
-version this worker left (its `xmin`), the roller still a member with that role and the
-epoch still open with that client seed; only then is the entry inserted. FAIR-5 holds as
-the lock holds it: the seq is allocated by that update of the counter row, in the roll's
-own (one-statement) transaction, and the unique key on (campaign_id, seq) stays the safety
-net. A roll's dice depend on its seq and the epoch's seeds (FAIR-6), never on which request
-gets that seq, so an attempt that finds the row changed has drawn dice nobody sees; the
-roll is then made again the usual way, under the lock.
+autocommit, on a pooled connection outside the request's session (which so begins nothing,
+and has nothing to commit), whose update of the campaign's row takes effect only if the row
+is still the version this worker left (its `xmin`), the roller still a member with that
+role and the epoch still open with that client seed; only then is the entry inserted. The
+feed's notice goes with the statement (pg_notify), and this process's listeners hear it
+as after a commit (notices.sent_in_autocommit). FAIR-5 holds as the lock holds it: the
+seq is allocated by that update of the counter row, in the roll's own (one-statement)
+transaction, and the unique key on (campaign_id, seq) stays the safety net. A roll's dice
+depend on its seq and the epoch's seeds (FAIR-6), never on which request gets that seq, so
+an attempt that finds the row changed has drawn dice nobody sees; the roll is then made
+again the usual way, under the lock.
 
 Whatever changes what such a roll reads changes the campaign's row, and so its version:
 its options, session, scene, deletion and webhooks are columns of it; every write of a seed
@@ -39,6 +42,7 @@ from pydantic_core import to_json
 from sqlalchemy import Engine, bindparam, func, insert, literal_column, update
 from sqlmodel import Session
 
+from app.core.database import autocommit_engine
 from app.core.driver_sql import DriverStatement
 from app.core.problems import ProblemError
 from app.engine.contract import Language
@@ -47,6 +51,8 @@ from app.engine.hidden import SPAN
 from app.engine.registry import Registry
 from app.models import Campaign, CampaignMember, LogEntry, SeedEpoch, User
 from app.services.access import CurrentEpoch, LockedAccess, LockedCampaign, MemberAccess
+from app.services.feed.notices import discard as discard_notices
+from app.services.feed.notices import sent_in_autocommit
 from app.services.idempotency import json_response
 from app.services.log import CAMPAIGN_VERSION, ON_KNOWN_HEAD, SPAN_MARGIN
 from app.services.rolls import create_roll
@@ -206,7 +212,7 @@ def usable(known: KnownHead, user_id: uuid.UUID) -> bool:
 
 def may_try(session: Session) -> bool:
     """Only a request's own session on PostgreSQL through psycopg, with no transaction
-    begun: the append runs in autocommit on its connection."""
+    begun: the append runs in autocommit on a connection of its engine."""
     bind = session.get_bind()
     return (
         isinstance(bind, Engine)
@@ -216,10 +222,16 @@ def may_try(session: Session) -> bool:
     )
 
 
+def _engine(session: Session) -> Engine:
+    bind = session.get_bind()
+    assert isinstance(bind, Engine)  # may_try
+    return bind
+
+
 def on_known_head(session: Session, known: KnownHead, user: User) -> LockedAccess:
-    """The access a roll on `known` runs with, as the lock would have read it: the session's
-    connection in autocommit, and the log's append conditional on the head."""
-    session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+    """The access a roll on `known` runs with, as the lock would have read it; its log's
+    append is the conditional statement, run in autocommit on a pooled connection of the
+    session's engine, outside the session (which begins no transaction)."""
     role = known.roles[user.id]
     conditions = {
         "known_version": known.version,
@@ -227,15 +239,18 @@ def on_known_head(session: Session, known: KnownHead, user: User) -> LockedAcces
         "known_role": role,
         "known_client_seed": known.epoch.client_seed,
     }
-    session.info[ON_KNOWN_HEAD] = _appender(conditions)
+    session.info[ON_KNOWN_HEAD] = _appender(autocommit_engine(_engine(session)), conditions)
     return MemberAccess(replace(known.campaign), user, role, replace(known.epoch), session)
 
 
-def _appender(conditions: Mapping[str, Any]) -> Callable[[Session, dict[str, Any]], str]:
+def _appender(
+    engine: Engine, conditions: Mapping[str, Any]
+) -> Callable[[Session, dict[str, Any]], str]:
     def append(session: Session, params: dict[str, Any]) -> str:
         if CAMPAIGN_VERSION in session.info:
             raise RuntimeError("a roll on a known head appends one entry, not more")
-        row = _APPEND_ON_KNOWN_HEAD.first(session, {**params, **conditions})
+        with engine.connect() as connection:
+            row = _APPEND_ON_KNOWN_HEAD.first_on(connection, {**params, **conditions})
         if row is None:
             raise HeadMoved
         return str(row[0])
@@ -263,7 +278,8 @@ def roll_on_known_head(
     access = on_known_head(session, known, user)
     try:
         entry = create_roll(session, access, registry, body)
-        session.commit()
+        if session.in_transaction():  # a plain dice roll reads nothing more; if it did,
+            session.commit()  # what it began is ended as the lock's path would end it
     except Exception as error:
         appended = CAMPAIGN_VERSION in session.info
         _leave(session)
@@ -274,6 +290,7 @@ def roll_on_known_head(
         return None
     version = session.info.pop(CAMPAIGN_VERSION)
     session.info.pop(ON_KNOWN_HEAD, None)
+    sent_in_autocommit(session)  # the statement sent the feed's notice (pg_notify)
     known_heads.remember(access, version, taken=known)
     return json_response(to_json(roll_view(entry, access, registry, language)), 201)
 
@@ -291,5 +308,6 @@ def _leave(session: Session) -> None:
     """Back to a session with no transaction, whose appends take the lock's path."""
     session.info.pop(ON_KNOWN_HEAD, None)
     session.info.pop(CAMPAIGN_VERSION, None)
+    discard_notices(session)
     session.rollback()
     session.expunge_all()

@@ -18,6 +18,7 @@ from sqlalchemy import Engine, text
 from app.engine.hidden import SPAN
 from app.main import app
 from app.services.access import CurrentEpoch, LockedCampaign
+from app.services.feed.notices import CHANNEL, Notice, listen_locally, stop_listening_locally
 from app.services.known_head import KnownHead, known_heads, usable
 from app.services.log import SPAN_MARGIN
 from tests.conftest import API
@@ -95,6 +96,36 @@ def test_FAIR_5_a_quiet_campaigns_third_dice_roll_is_one_statement_without_the_l
         for _ in range(5):
             assert _roll(http, campaign_id, headers).status_code == 201
         assert_gap_free_and_verified(http, campaign_id, headers, rolls=8)
+
+
+def test_a_roll_on_a_known_head_is_announced_once_without_a_transaction_of_the_session(
+    on_postgres: None, statements: list[str], committed_engine: Engine
+) -> None:
+    """The statement sends the feed's notice (pg_notify) and this process's listeners hear
+    it as after a commit; the request's session begins nothing, so nothing sends it twice."""
+    heard: list[Notice] = []
+    listen_locally(heard.append)
+    url = committed_engine.url.set(drivername="postgresql")
+    try:
+        with (
+            TestClient(app) as http,
+            psycopg.connect(url.render_as_string(hide_password=False), autocommit=True) as feed,
+        ):
+            headers, campaign_id = _rolled_three_times(http, "Announced")
+            feed.execute(f"LISTEN {CHANNEL}")
+            heard.clear()
+            statements.clear()
+            made = _roll(http, campaign_id, headers)
+            assert made.status_code == 201, made.text
+            assert _made_on_known_head(statements) and not _locked(statements)
+            assert "BEGIN" not in statements and "COMMIT" not in statements
+            assert len(statements) == 1  # the request's session sent nothing of its own
+            sent = [Notice.parse(n.payload) for n in feed.notifies(timeout=1.0)]
+    finally:
+        stop_listening_locally(heard.append)
+    seq, campaign = made.json()["seq"], uuid.UUID(campaign_id)
+    assert [(n.campaign_id, n.seq, n.topics) for n in sent] == [(campaign, seq, set())]
+    assert [(n.campaign_id, n.seq, n.entries) for n in heard] == [(campaign, seq, [(seq, "dice")])]
 
 
 def test_FAIR_5_a_roll_after_another_workers_append_is_made_under_the_lock(

@@ -10,7 +10,7 @@ notice is published to this process's streams once the commit has happened.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -150,15 +150,42 @@ def listen_locally(listener: Callable[[Notice], Any]) -> None:
         _local_listeners.append(listener)
 
 
+def stop_listening_locally(listener: Callable[[Notice], Any]) -> None:
+    """`listener` hears no more of this process's commits."""
+    if listener in _local_listeners:
+        _local_listeners.remove(listener)
+
+
 @event.listens_for(Session, "after_commit")
 def _after_commit(session: Session) -> None:
-    committed: list[Notice] | None = session.info.pop(_COMMITTED, None)
-    for notice in committed or ():
+    _heard_locally(session.info.pop(_COMMITTED, None) or ())
+
+
+def _heard_locally(notices: Iterable[Notice]) -> None:
+    for notice in notices:
         for listener in _local_listeners:
             listener(notice)
 
 
-@event.listens_for(Session, "after_soft_rollback")
-def _after_rollback(session: Session, _previous: Any) -> None:
+def sent_in_autocommit(session: Session) -> None:
+    """The notices of an append its own statement made and committed, in autocommit, having
+    sent them with pg_notify (a roll on a known head, known_head.py): heard in this process
+    as after a commit, and nothing left for a commit of the session to send."""
+    pending: dict[uuid.UUID, Notice] = session.info.pop(_PENDING, None) or {}
+    for notice in pending.values():
+        if (notice.entries and notice.webhooks) or notice.payload() != notice.notified:
+            # A webhook's delivery is written with its entry; a notice that changed after
+            # the statement sent it is sent by a commit: neither happens without one.
+            raise RuntimeError("a notice sent in autocommit must be whole and need no outbox")
+    _heard_locally(pending.values())
+
+
+def discard(session: Session) -> None:
+    """Nothing the session noted is sent: what it noted was not written."""
     session.info.pop(_PENDING, None)
     session.info.pop(_COMMITTED, None)
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _after_rollback(session: Session, _previous: Any) -> None:
+    discard(session)
