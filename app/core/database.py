@@ -207,17 +207,11 @@ def new_read_session() -> ReadSession:
     return ReadSession(reading_engine(get_engine()), expire_on_commit=False)
 
 
+@lru_cache(maxsize=4)
 def reading_engine(engine: Engine) -> Engine:
     """`engine`'s pool, its connections in AUTOCOMMIT while they serve a ReadSession."""
     if engine.dialect.name != "postgresql":
         return engine  # SQLite: a deferred transaction is a read lock taken in process
-    return autocommit_engine(engine)
-
-
-@lru_cache(maxsize=4)
-def autocommit_engine(engine: Engine) -> Engine:
-    """`engine`'s pool, its connections in AUTOCOMMIT while checked out: each statement its
-    own transaction (a ReadSession's reads; a roll on a known head, known_head.py)."""
     return engine.execution_options(isolation_level="AUTOCOMMIT")
 
 

@@ -7,8 +7,8 @@ a result object and its metadata) as in psycopg and the round trip. On PostgreSQ
 `DriverStatement` compiles its statement once, with the session's own dialect and so the
 same bind processors, and runs it on the connection of the session's transaction as a
 prepared statement: the same SQL with the same parameters, in the same transaction, minus
-that layer. On any other database it is `Session.execute`. `first_on` runs it on a
-connection of no session (a roll on a known head's one statement, in autocommit).
+that layer. On any other database it is `Session.execute`. `first_in_autocommit` runs one
+as its own transaction on a pooled connection, outside any session (a roll on a known head).
 
 A row goes through the result processors SQLAlchemy would apply (a UTC timestamp's), so it
 reads the same either way; errors are SQLAlchemy's, as from `Session.execute`;
@@ -23,7 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.engine import Connection, Dialect, Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement, Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlmodel import Session
@@ -93,10 +94,7 @@ class DriverStatement:
 
     def _on(self, connection: Connection, compiled: _Compiled, params: Mapping[str, Any]) -> Any:
         """The psycopg cursor the compiled statement ran on, on `connection`."""
-        values = {
-            name: (process(params[name]) if process is not None else params[name])
-            for name, process in compiled.binds
-        }
+        values = _values(compiled, params)
         driver = connection.connection.driver_connection
         assert driver is not None
         try:
@@ -107,14 +105,43 @@ class DriverStatement:
             connection._handle_dbapi_exception(error, compiled.sql, values, None, None)
             raise  # not reached: the call above raises
 
-    def first_on(self, connection: Connection, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
-        """Its first row, as a tuple, on a psycopg `connection` of no session (a roll on a
-        known head runs its one statement so, in autocommit: known_head.py)."""
-        dialect = connection.dialect
+    def first_in_autocommit(
+        self, engine: Engine, params: Mapping[str, Any]
+    ) -> tuple[Any, ...] | None:
+        """Its first row, as a tuple, run as its own transaction (autocommit) on a pooled
+        psycopg connection of `engine`, outside any session and without SQLAlchemy's
+        connection: a roll on a known head's one statement (known_head.py). Errors are
+        SQLAlchemy's, and a connection found dropped is invalidated, as in a session."""
+        dialect = engine.dialect
         if dialect.name != "postgresql" or dialect.driver != "psycopg":
             raise ValueError("a driver statement runs on a connection of psycopg only")
         compiled = self._compile(dialect)
-        return _processed(self._on(connection, compiled, params).fetchone(), compiled)
+        values = _values(compiled, params)
+        try:
+            pooled = engine.raw_connection()
+        except dialect.loaded_dbapi.Error as error:  # as SQLAlchemy's connect wraps it
+            raise DBAPIError.instance(
+                None, None, error, dialect.loaded_dbapi.Error, dialect=dialect
+            ) from error
+        try:
+            driver = pooled.driver_connection
+            assert driver is not None
+            driver.autocommit = True  # set on the client: no round trip
+            try:
+                found = driver.execute(compiled.sql, values, prepare=True).fetchone()
+            finally:
+                if not driver.closed:
+                    driver.autocommit = False  # as the pool lends it
+        except Exception as error:
+            # Through SQLAlchemy's connection, for its wrapping and its invalidation of the
+            # pool's connections when the server is found gone.
+            Connection(engine, connection=pooled)._handle_dbapi_exception(
+                error, compiled.sql, values, None, None
+            )
+            raise  # not reached: the call above raises
+        finally:
+            pooled.close()
+        return _processed(found, compiled)
 
     def execute(self, session: Session, params: Mapping[str, Any]) -> None:
         """Run it for its effects (never in a ReadSession)."""
@@ -142,6 +169,13 @@ class DriverStatement:
             return row
         cursor, compiled = ran
         return _processed(cursor.fetchone(), compiled)
+
+
+def _values(compiled: _Compiled, params: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        name: (process(params[name]) if process is not None else params[name])
+        for name, process in compiled.binds
+    }
 
 
 def _processed(found: tuple[Any, ...] | None, compiled: _Compiled) -> tuple[Any, ...] | None:

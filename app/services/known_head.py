@@ -42,7 +42,6 @@ from pydantic_core import to_json
 from sqlalchemy import Engine, bindparam, func, insert, literal_column, update
 from sqlmodel import Session
 
-from app.core.database import autocommit_engine
 from app.core.driver_sql import DriverStatement
 from app.core.problems import ProblemError
 from app.engine.contract import Language
@@ -239,7 +238,7 @@ def on_known_head(session: Session, known: KnownHead, user: User) -> LockedAcces
         "known_role": role,
         "known_client_seed": known.epoch.client_seed,
     }
-    session.info[ON_KNOWN_HEAD] = _appender(autocommit_engine(_engine(session)), conditions)
+    session.info[ON_KNOWN_HEAD] = _appender(_engine(session), conditions)
     return MemberAccess(replace(known.campaign), user, role, replace(known.epoch), session)
 
 
@@ -249,8 +248,7 @@ def _appender(
     def append(session: Session, params: dict[str, Any]) -> str:
         if CAMPAIGN_VERSION in session.info:
             raise RuntimeError("a roll on a known head appends one entry, not more")
-        with engine.connect() as connection:
-            row = _APPEND_ON_KNOWN_HEAD.first_on(connection, {**params, **conditions})
+        row = _APPEND_ON_KNOWN_HEAD.first_in_autocommit(engine, {**params, **conditions})
         if row is None:
             raise HeadMoved
         return str(row[0])

@@ -12,9 +12,13 @@ from typing import Any
 
 import psycopg
 import pytest
+import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
+from sqlalchemy.exc import DataError, OperationalError
 
+from app.core.database import create_db_engine
+from app.core.driver_sql import DriverStatement
 from app.engine.hidden import SPAN
 from app.main import app
 from app.services.access import CurrentEpoch, LockedCampaign
@@ -25,6 +29,7 @@ from tests.conftest import API
 from tests.db.servers import (
     all_log_entries,
     assert_gap_free_and_verified,
+    free_port,
     register_gm_and_campaign,
 )
 
@@ -126,6 +131,60 @@ def test_a_roll_on_a_known_head_is_announced_once_without_a_transaction_of_the_s
     seq, campaign = made.json()["seq"], uuid.UUID(campaign_id)
     assert [(n.campaign_id, n.seq, n.topics) for n in sent] == [(campaign, seq, set())]
     assert [(n.campaign_id, n.seq, n.entries) for n in heard] == [(campaign, seq, [(seq, "dice")])]
+
+
+@pytest.fixture
+def one_connection(on_postgres: None, committed_engine: Engine) -> Iterator[Engine]:
+    """An engine on the test database whose pool holds one connection: what a statement in
+    autocommit leaves of it is what the next user of the pool gets."""
+    url = committed_engine.url.render_as_string(hide_password=False)
+    single = create_db_engine(url, pool_size=1)
+    yield single
+    single.dispose()
+
+
+def _lent(engine: Engine) -> tuple[bool, Any]:
+    """Whether the pool lends its connection in autocommit, and its transaction status."""
+    pooled = engine.raw_connection()
+    try:
+        driver = pooled.driver_connection
+        assert driver is not None
+        return bool(driver.autocommit), driver.info.transaction_status
+    finally:
+        pooled.close()
+
+
+_ISOLATION = DriverStatement(sa.select(sa.func.current_setting(sa.bindparam("name"))))
+_AS_INTEGER = DriverStatement(sa.select(sa.cast(sa.bindparam("text", type_=sa.Text), sa.Integer)))
+
+
+def test_a_statement_in_autocommit_leaves_its_connection_as_the_pool_lent_it(
+    one_connection: Engine,
+) -> None:
+    row = _ISOLATION.first_in_autocommit(one_connection, {"name": "transaction_isolation"})
+    assert row == ("read committed",)
+    assert _lent(one_connection) == (False, psycopg.pq.TransactionStatus.IDLE)
+
+
+def test_a_failing_statement_in_autocommit_raises_sqlalchemys_error_and_returns_its_connection(
+    one_connection: Engine,
+) -> None:
+    with pytest.raises(DataError):  # as Session.execute raises it: a 422, not a 500
+        _AS_INTEGER.first_in_autocommit(one_connection, {"text": "seven"})
+    assert _lent(one_connection) == (False, psycopg.pq.TransactionStatus.IDLE)
+    assert _AS_INTEGER.first_in_autocommit(one_connection, {"text": "7"}) == (7,)
+
+
+def test_a_statement_in_autocommit_without_a_server_raises_sqlalchemys_operational_error(
+    on_postgres: None, committed_engine: Engine
+) -> None:
+    nowhere = committed_engine.url.set(host="127.0.0.1", port=free_port())
+    gone = create_db_engine(nowhere.render_as_string(hide_password=False))
+    try:
+        with pytest.raises(OperationalError):  # the app answers it with a 503
+            _ISOLATION.first_in_autocommit(gone, {"name": "transaction_isolation"})
+    finally:
+        gone.dispose()
 
 
 def test_FAIR_5_a_roll_after_another_workers_append_is_made_under_the_lock(
