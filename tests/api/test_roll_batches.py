@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import itertools
 import json
 import threading
@@ -103,6 +104,44 @@ def test_campaigns_are_batched_apart_and_forgotten_once_drained() -> None:
     assert asyncio.run(both()) == ["A", "B"]
     assert sorted(seen) == [["a"], ["b"]]
     assert batches.campaigns_waiting == 0  # nothing kept for a campaign at rest
+
+
+_ROLLER: contextvars.ContextVar[str] = contextvars.ContextVar("roller", default="nobody")
+
+
+def test_a_batch_runs_on_a_thread_of_its_pool_with_the_callers_context() -> None:
+    def make(jobs: Sequence[int]) -> list[str]:
+        return [f"{_ROLLER.get()} on {threading.current_thread().name}" for _ in jobs]
+
+    async def roll() -> list[str]:
+        _ROLLER.set("Mina")
+        return await roll_batches.in_batch_thread(make, [1])
+
+    (answer,) = asyncio.run(roll())
+    assert answer.startswith("Mina on roll-batch")
+
+
+def test_a_cancelled_batch_waits_for_its_thread_to_end_before_it_is_cancelled() -> None:
+    recorder = _Recorder()
+    ended: list[str] = []
+
+    def make(jobs: Sequence[int]) -> list[int]:
+        answers = recorder(jobs)
+        ended.append("the batch's transaction ran its course")
+        return answers
+
+    async def cancel_while_it_runs() -> None:
+        batch = asyncio.ensure_future(roll_batches.in_batch_thread(make, [1]))
+        await asyncio.to_thread(recorder.first_started.wait, 10)
+        batch.cancel()
+        await asyncio.sleep(0.05)
+        assert not batch.done()  # still waiting for its thread
+        recorder.release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await batch
+
+    asyncio.run(cancel_while_it_runs())
+    assert ended == ["the batch's transaction ran its course"]
 
 
 # --- the rolls of one campaign made together --------------------------------------------------
