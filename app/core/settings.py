@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     max_json_depth: int = Field(
         default=32, ge=4, le=200, description="deepest nesting of JSON arrays and objects (422)"
     )
+    roll_threads: int = Field(
+        default=8, ge=1, le=64, description="threads per worker making the rolls' batches"
+    )
     heavy_read_threads: int = Field(
         default=2, ge=1, le=32, description="threads per worker for log verification and export"
     )

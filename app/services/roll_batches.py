@@ -35,6 +35,7 @@ from pydantic_core import to_json
 from sqlmodel import Session
 
 from app.core.problems import ProblemError
+from app.core.settings import get_settings
 from app.engine.contract import Language
 from app.engine.errors import EngineError
 from app.engine.registry import Registry
@@ -58,13 +59,6 @@ from app.services.views import roll_view
 
 # A batch is one transaction: its rolls wait for its commit, so a batch is kept short.
 MAX_BATCH = 32
-# Campaigns whose batches run at once in a process, each on a thread of its own. A batch is
-# Python work around short waits for the database, so threads past a few only contend for
-# the interpreter's lock, and the event loop's turn with them: at 64 clients, 16 or 32
-# threads made fewer rolls a second than 8 (bench/profile.md, stop 48). Rolls of more
-# campaigns wait in the pool's queue, holding no connection.
-BATCH_THREADS = 8
-_batch_threads = ThreadPoolExecutor(BATCH_THREADS, thread_name_prefix="roll-batch")
 
 Job = TypeVar("Job")
 Answer = TypeVar("Answer")
@@ -141,18 +135,27 @@ class CampaignBatches(Generic[Job, Answer]):
                     future.cancel()
 
 
+@functools.cache
+def _batch_threads() -> ThreadPoolExecutor:
+    """The threads making the batches (ROLL_THREADS per worker): a batch is Python work
+    around short waits for the database, so threads past a few only contend for the
+    interpreter's lock, and for the event loop's turn with them (bench/profile.md, stop
+    48). Rolls of more campaigns wait in the pool's queue, holding no connection."""
+    return ThreadPoolExecutor(get_settings().roll_threads, thread_name_prefix="roll-batch")
+
+
 async def in_batch_thread(
     make: Callable[[Sequence[Job]], list[Answer]], jobs: Sequence[Job]
 ) -> list[Answer]:
     """`make(jobs)` on a thread of the batches' pool, with the caller's context variables.
 
-    Not anyio's to_thread (the request threads' pool): its hand-off to a thread of its own
-    for each call cost this machine about twice the CPU of a thread pool's shared queue
-    (bench/profile.md), and every roll makes one. As with anyio's, a cancelled caller
-    waits for the batch's thread to end: its transaction runs its course.
+    Not anyio's to_thread (the request threads' pool): its hand-off, to a thread of its own
+    for each call, costs more CPU than a thread pool's shared queue (bench/profile.md), and
+    every roll makes one. As with anyio's, a cancelled caller waits for the batch's thread
+    to end: its transaction runs its course.
     """
     loop = asyncio.get_running_loop()
-    made = loop.run_in_executor(_batch_threads, contextvars.copy_context().run, make, jobs)
+    made = loop.run_in_executor(_batch_threads(), contextvars.copy_context().run, make, jobs)
     try:
         return await asyncio.shield(made)
     except asyncio.CancelledError:
