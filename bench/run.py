@@ -10,8 +10,8 @@ BENCHMARKS.md with the machine they came from.
 
     python -m bench.run [--seconds 8] [--workers 2] [--entries 10000]
 
-WORKER_THREADS sets the threads of each worker as it does for the service (default 3 on
-PostgreSQL).
+WORKER_THREADS and ROLL_THREADS set the threads of each worker as they do for the service
+(default 3 on PostgreSQL, and 8 for the rolls).
 
 BENCH_DATABASE_URL picks the database (default: nocturne_bench on the local server; it
 is created if missing and its public schema is recreated).
@@ -453,9 +453,8 @@ def write_report(
     needed_share = 1280 / health_at_64 if health_at_64 else 0.0
     rolls_share = rolls_at_64 / health_at_64 if health_at_64 else 0.0
     info = machine()
-    threads = Settings(
-        database_url=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
-    ).thread_pool_size
+    settings = Settings(database_url=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
+    threads, roll_threads = settings.thread_pool_size, settings.roll_threads
     at16 = next(r for r in rows if r[0] == 16)
     at64 = next(r for r in rows if r[0] == 64)
     ratio = at16[2].rps / at16[1].rps if at16[1].rps else 0.0
@@ -475,7 +474,8 @@ def write_report(
         "",
         "Measured by `make bench` (`bench/run.py`): the service as "
         f"{args.workers} uvicorn worker processes of {threads} threads each "
-        f"(`WORKER_THREADS`), one port per worker, on PostgreSQL {pg_version}; a "
+        f"(`WORKER_THREADS`) and {roll_threads} more for the rolls (`ROLL_THREADS`), one "
+        f"port per worker, on PostgreSQL {pg_version}; a "
         "keep-alive load generator on the same machine spreads its clients over the "
         f"workers in turn. {args.seconds:g} s measured per endpoint and client count, in "
         f"{ROUNDS} rounds that alternate /health and rolls, each after 1 s of warm-up. "
