@@ -454,7 +454,7 @@ def write_report(
     rolls_share = rolls_at_64 / health_at_64 if health_at_64 else 0.0
     info = machine()
     settings = Settings(database_url=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
-    threads, roll_threads = settings.thread_pool_size, settings.roll_threads
+    threads, roll_threads = settings.thread_pool_size, settings.roll_pool_size
     at16 = next(r for r in rows if r[0] == 16)
     at64 = next(r for r in rows if r[0] == 64)
     ratio = at16[2].rps / at16[1].rps if at16[1].rps else 0.0

@@ -11,9 +11,10 @@ that layer. On any other database it is `Session.execute`. `first_in_autocommit`
 as its own transaction on a pooled connection, outside any session (a roll on a known head).
 
 A row goes through the result processors SQLAlchemy would apply (a UTC timestamp's), so it
-reads the same either way; errors are SQLAlchemy's, as from `Session.execute`;
-the session's events (the feed's notices at commit) are untouched, since the commit still
-goes through the session.
+reads the same either way; errors are SQLAlchemy's, as from `Session.execute`. In a session,
+its events (the feed's notices at commit) are untouched, since the commit still goes through
+the session; a statement run by `first_in_autocommit` has no session, and its caller sends
+what a commit would (known_head.py).
 """
 
 from __future__ import annotations

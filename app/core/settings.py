@@ -37,8 +37,8 @@ class Settings(BaseSettings):
     max_json_depth: int = Field(
         default=32, ge=4, le=200, description="deepest nesting of JSON arrays and objects (422)"
     )
-    roll_threads: int = Field(
-        default=8, ge=1, le=64, description="threads per worker making the rolls' batches"
+    roll_threads: int | None = Field(
+        default=None, ge=1, le=64, description="threads per worker making the rolls' batches"
     )
     heavy_read_threads: int = Field(
         default=2, ge=1, le=32, description="threads per worker for log verification and export"
@@ -133,6 +133,16 @@ class Settings(BaseSettings):
         if self.worker_threads is not None:
             return self.worker_threads
         return 8 if self.is_sqlite else 3
+
+    @property
+    def roll_pool_size(self) -> int:
+        """Threads per worker making the rolls' batches: ROLL_THREADS, or a default by
+        database. PostgreSQL: 8 (app/services/roll_batches.py says why not more). SQLite:
+        2, as its writers take turns on the file's lock, and so that its pool's 15
+        connections cover every thread (8 for requests, 2 for heavy reads, these 2)."""
+        if self.roll_threads is not None:
+            return self.roll_threads
+        return 2 if self.is_sqlite else 8
 
 
 @lru_cache

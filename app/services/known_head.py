@@ -248,6 +248,11 @@ def _appender(
     def append(session: Session, params: dict[str, Any]) -> str:
         if CAMPAIGN_VERSION in session.info:
             raise RuntimeError("a roll on a known head appends one entry, not more")
+        if session_holds_work(session):
+            # What the roll did through its session is on another connection: a row it
+            # locked there would hold this statement back for ever, and the two would not
+            # commit together. Nothing is written; the lock's path makes the roll.
+            raise HeadMoved
         row = _APPEND_ON_KNOWN_HEAD.first_in_autocommit(engine, {**params, **conditions})
         if row is None:
             raise HeadMoved
@@ -276,8 +281,8 @@ def roll_on_known_head(
     access = on_known_head(session, known, user)
     try:
         entry = create_roll(session, access, registry, body)
-        if session.in_transaction():  # a plain dice roll reads nothing more; if it did,
-            session.commit()  # what it began is ended as the lock's path would end it
+        if session_holds_work(session):  # a plain dice roll does nothing more; if it did,
+            session.commit()  # it is committed as the lock's path would commit it
     except Exception as error:
         appended = CAMPAIGN_VERSION in session.info
         _leave(session)
@@ -300,6 +305,11 @@ def remember_locked_roll(session: Session, before: LockedCampaign, access: Locke
         known_heads.forget(access.campaign.id)
         return
     known_heads.remember(access, str(version), before=before)
+
+
+def session_holds_work(session: Session) -> bool:
+    """Whether the session began a transaction or holds changes not flushed yet."""
+    return session.in_transaction() or bool(session.new or session.dirty or session.deleted)
 
 
 def _leave(session: Session) -> None:

@@ -141,7 +141,7 @@ def _batch_threads() -> ThreadPoolExecutor:
     around short waits for the database, so threads past a few only contend for the
     interpreter's lock, and for the event loop's turn with them (bench/profile.md, stop
     48). Rolls of more campaigns wait in the pool's queue, holding no connection."""
-    return ThreadPoolExecutor(get_settings().roll_threads, thread_name_prefix="roll-batch")
+    return ThreadPoolExecutor(get_settings().roll_pool_size, thread_name_prefix="roll-batch")
 
 
 async def in_batch_thread(
@@ -151,15 +151,17 @@ async def in_batch_thread(
 
     Not anyio's to_thread (the request threads' pool): its hand-off, to a thread of its own
     for each call, costs more CPU than a thread pool's shared queue (bench/profile.md), and
-    every roll makes one. As with anyio's, a cancelled caller waits for the batch's thread
-    to end: its transaction runs its course.
+    every roll makes one. A cancelled caller (at shutdown) cancels a batch still waiting for
+    a thread, which then never runs; one that has begun runs its course, its transaction
+    committed or rolled back, and the caller waits for it.
     """
-    loop = asyncio.get_running_loop()
-    made = loop.run_in_executor(_batch_threads(), contextvars.copy_context().run, make, jobs)
+    submitted = _batch_threads().submit(contextvars.copy_context().run, make, jobs)
+    made = asyncio.wrap_future(submitted)
     try:
         return await asyncio.shield(made)
     except asyncio.CancelledError:
-        await asyncio.wait([made])
+        if not submitted.cancel():  # begun
+            await asyncio.wait([made])
         raise
 
 

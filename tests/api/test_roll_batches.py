@@ -17,6 +17,7 @@ from pydantic import TypeAdapter
 from sqlmodel import Session
 
 from app.core.problems import ProblemError
+from app.core.settings import get_settings
 from app.engine.errors import InvalidInput, RuleRefusal
 from app.engine.registry import DEFAULT_REGISTRY
 from app.models import User
@@ -142,6 +143,36 @@ def test_a_cancelled_batch_waits_for_its_thread_to_end_before_it_is_cancelled() 
 
     asyncio.run(cancel_while_it_runs())
     assert ended == ["the batch's transaction ran its course"]
+
+
+def test_a_cancelled_batch_still_waiting_for_a_thread_never_runs() -> None:
+    threads = get_settings().roll_pool_size
+    release = threading.Event()
+    started = threading.Semaphore(0)
+    ran: list[int] = []
+
+    def hold(jobs: Sequence[int]) -> list[int]:
+        started.release()
+        assert release.wait(10)
+        ran.extend(jobs)
+        return list(jobs)
+
+    async def cancel_the_queued_one() -> None:
+        holding = [
+            asyncio.ensure_future(roll_batches.in_batch_thread(hold, [n])) for n in range(threads)
+        ]
+        for _ in range(threads):  # every thread of the pool is busy
+            assert await asyncio.to_thread(started.acquire, True, 10)
+        queued = asyncio.ensure_future(roll_batches.in_batch_thread(hold, [-1]))
+        await asyncio.sleep(0.01)
+        queued.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await queued
+        release.set()
+        assert await asyncio.gather(*holding) == [[n] for n in range(threads)]
+
+    asyncio.run(cancel_the_queued_one())
+    assert sorted(ran) == list(range(threads))  # not -1
 
 
 # --- the rolls of one campaign made together --------------------------------------------------

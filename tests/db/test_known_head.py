@@ -169,7 +169,7 @@ def test_a_statement_in_autocommit_leaves_its_connection_as_the_pool_lent_it(
 def test_a_failing_statement_in_autocommit_raises_sqlalchemys_error_and_returns_its_connection(
     one_connection: Engine,
 ) -> None:
-    with pytest.raises(DataError):  # as Session.execute raises it: a 422, not a 500
+    with pytest.raises(DataError):  # as Session.execute raises it
         _AS_INTEGER.first_in_autocommit(one_connection, {"text": "seven"})
     assert _lent(one_connection) == (False, psycopg.pq.TransactionStatus.IDLE)
     assert _AS_INTEGER.first_in_autocommit(one_connection, {"text": "7"}) == (7,)
