@@ -21,6 +21,7 @@ from app.core.database import create_db_engine
 from app.core.driver_sql import DriverStatement
 from app.engine.hidden import SPAN
 from app.main import app
+from app.services import rolls as rolls_module
 from app.services.access import CurrentEpoch, LockedCampaign
 from app.services.feed.notices import CHANNEL, Notice, listen_locally, stop_listening_locally
 from app.services.known_head import KnownHead, known_heads, usable
@@ -253,6 +254,28 @@ def test_the_members_of_a_table_on_one_worker_share_its_known_head(
             assert _roll(http, campaign_id, headers).status_code == 201
             assert _made_on_known_head(statements) and not _locked(statements)
         assert_gap_free_and_verified(http, campaign_id, gm_headers, rolls=7)
+
+
+def test_a_roll_whose_session_began_a_transaction_is_made_under_the_lock(
+    on_postgres: None, statements: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Should a plain dice roll ever read through its session before its append, that
+    transaction holds another connection than the statement's: the roll takes the lock's
+    path instead, and nothing of the attempt is written."""
+    checked = rolls_module.check_outside_encounters
+
+    def reading_check(session: Any, *args: Any) -> None:
+        session.execute(text("SELECT 1"))
+        checked(session, *args)
+
+    with TestClient(app) as http:
+        headers, campaign_id = _rolled_three_times(http, "Read Through Its Session")
+        monkeypatch.setattr(rolls_module, "check_outside_encounters", reading_check)
+        statements.clear()
+        made = _roll(http, campaign_id, headers)
+        assert made.status_code == 201, made.text
+        assert not _made_on_known_head(statements) and _locked(statements)
+        assert_gap_free_and_verified(http, campaign_id, headers, rolls=4)
 
 
 def test_a_removed_player_cannot_roll_on_the_head_their_worker_knew(
