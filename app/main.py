@@ -18,6 +18,7 @@ from fastapi.openapi.utils import get_openapi
 from app.core.conditional import ConditionalGetMiddleware, document_conditional_gets
 from app.core.database import get_engine
 from app.core.logging import RequestLogMiddleware, configure_logging
+from app.core.loop_connections import serving_loop
 from app.core.openapi_links import add_links
 from app.core.problems import Problem, index_rule_documents, install_problem_handlers
 from app.core.rate_limits import Limits, RateLimitMiddleware, document_rate_limits, make_storage
@@ -83,7 +84,9 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     tune_garbage_collector()
     settings = get_settings()
     sender = start_sender(get_engine(), settings) if settings.webhook_delivery_enabled else None
-    yield
+    # A roll on a known head awaits its statement on this loop (app/core/loop_connections.py).
+    async with serving_loop(settings.roll_pool_size):
+        yield
     await feed_broker.close()  # its rooms and PostgreSQL listener
     if sender is not None:
         await anyio.to_thread.run_sync(sender.stop)  # after the POST in progress

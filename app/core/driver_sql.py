@@ -8,7 +8,8 @@ a result object and its metadata) as in psycopg and the round trip. On PostgreSQ
 same bind processors, and runs it on the connection of the session's transaction as a
 prepared statement: the same SQL with the same parameters, in the same transaction, minus
 that layer. On any other database it is `Session.execute`. `first_in_autocommit` runs one
-as its own transaction on a pooled connection, outside any session (a roll on a known head).
+as its own transaction on a pooled connection, outside any session (a roll on a known head),
+and `first_on_loop` does so awaited on the event loop (app/core/loop_connections.py).
 
 A row goes through the result processors SQLAlchemy would apply (a UTC timestamp's), so it
 reads the same either way; errors are SQLAlchemy's, as from `Session.execute`. In a session,
@@ -31,6 +32,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlmodel import Session
 
 from app.core.database import WriteInReadSession, reads_only
+from app.core.loop_connections import LoopConnections
 
 # A write, at the top or in a data-modifying CTE, or a row lock, as SQLAlchemy writes them.
 _WRITES = re.compile(
@@ -142,6 +144,15 @@ class DriverStatement:
             raise  # not reached: the call above raises
         finally:
             pooled.close()
+        return _processed(found, compiled)
+
+    async def first_on_loop(
+        self, connections: LoopConnections, params: Mapping[str, Any]
+    ) -> tuple[Any, ...] | None:
+        """As `first_in_autocommit`, awaited on the event loop on one of `connections`
+        (app/core/loop_connections.py): a roll on a known head's one statement."""
+        compiled = self._compile(connections.dialect)
+        found = await connections.first(compiled.sql, _values(compiled, params))
         return _processed(found, compiled)
 
     def execute(self, session: Session, params: Mapping[str, Any]) -> None:

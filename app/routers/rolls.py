@@ -29,6 +29,7 @@ from app.routers.common import (
 from app.services import log as log_service
 from app.services.access import CampaignAccess, get_campaign_access
 from app.services.idempotency import IdempotencyDep, IdempotencyRequest, run_idempotent
+from app.services.known_head import roll_on_known_head_on_loop
 from app.services.log import SealedEntry
 from app.services.luck import add_luck
 from app.services.roll_batches import CampaignBatches, RollJob, make_rolls
@@ -56,7 +57,14 @@ def build(registry: Registry) -> APIRouter:
         request_id: uuid.UUID | None = None,
     ) -> Response:
         if idempotency is None and request_id is None:
-            # Issue 23: a campaign's rolls queued in this process share one transaction.
+            # Issue 23: a plain dice roll on a head this worker knows is one statement,
+            # awaited here; the others of a campaign queued in this process share one
+            # transaction, made in a thread.
+            made = await roll_on_known_head_on_loop(
+                registry, session, user, campaign_id, body, language
+            )
+            if made is not None:
+                return made
             job = RollJob(session, user, campaign_id, body, language)
             answer = await batches.submit(campaign_id, job)
             if isinstance(answer, Exception):

@@ -31,7 +31,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -43,6 +43,7 @@ from sqlalchemy import Engine, bindparam, func, insert, literal_column, update
 from sqlmodel import Session
 
 from app.core.driver_sql import DriverStatement
+from app.core.loop_connections import connections_for
 from app.core.problems import ProblemError
 from app.engine.contract import Language
 from app.engine.errors import EngineError
@@ -53,7 +54,7 @@ from app.services.access import CurrentEpoch, LockedAccess, LockedCampaign, Memb
 from app.services.feed.notices import discard as discard_notices
 from app.services.feed.notices import sent_in_autocommit
 from app.services.idempotency import json_response
-from app.services.log import CAMPAIGN_VERSION, ON_KNOWN_HEAD, SPAN_MARGIN
+from app.services.log import CAMPAIGN_VERSION, ON_KNOWN_HEAD, SPAN_MARGIN, SealedEntry
 from app.services.rolls import create_roll
 from app.services.views import roll_view
 
@@ -227,38 +228,81 @@ def _engine(session: Session) -> Engine:
     return bind
 
 
-def on_known_head(session: Session, known: KnownHead, user: User) -> LockedAccess:
-    """The access a roll on `known` runs with, as the lock would have read it; its log's
-    append is the conditional statement, run in autocommit on a pooled connection of the
-    session's engine, outside the session (which begins no transaction)."""
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """A roll drawn and sealed on a known head, its append not yet run."""
+
+    known: KnownHead
+    access: LockedAccess
+    entry: SealedEntry
+    params: dict[str, Any]  # the append's, with the head's conditions
+
+
+def attempt_on_known_head(
+    registry: Registry, session: Session, user: User, campaign_id: uuid.UUID, body: BaseModel
+) -> Attempt | None:
+    """The roll made on the head this worker knows, up to its append; or None, having written
+    nothing, when it is to be made under the lock (no head known or usable, or the roll
+    refused: the lock's path gives the answer every other roll gets).
+
+    The roll runs as under the lock, with the access the lock would have read; its append's
+    parameters are kept for the conditional statement, run by the caller. A roll that did
+    anything through its session (which begins no transaction for it) is made under the
+    lock instead, as its work would be on another connection than the statement's.
+    """
+    if not (is_plain_dice(body) and may_try(session)):
+        return None
+    known = known_heads.take(campaign_id, user.id)
+    if known is None:
+        return None
     role = known.roles[user.id]
+    appends: list[dict[str, Any]] = []
+
+    def keep_append(session: Session, params: dict[str, Any]) -> str:
+        if appends or session_holds_work(session):
+            raise HeadMoved  # one entry, on the session's own connection: the lock's path
+        appends.append(params)
+        return ""  # the row's version, known once the statement has run
+
+    session.info.pop(CAMPAIGN_VERSION, None)  # what an earlier transaction of it appended
+    session.info[ON_KNOWN_HEAD] = keep_append
+    access = MemberAccess(replace(known.campaign), user, role, replace(known.epoch), session)
+    try:
+        entry = create_roll(session, access, registry, body)
+        if session_holds_work(session) or not appends:
+            raise HeadMoved
+    except Exception as error:
+        _leave(session)
+        if not isinstance(error, HeadMoved | EngineError | ProblemError):
+            raise
+        return None
+    finally:
+        session.info.pop(ON_KNOWN_HEAD, None)
+    session.info.pop(CAMPAIGN_VERSION, None)
     conditions = {
         "known_version": known.version,
         "known_user_id": user.id,
         "known_role": role,
         "known_client_seed": known.epoch.client_seed,
     }
-    session.info[ON_KNOWN_HEAD] = _appender(_engine(session), conditions)
-    return MemberAccess(replace(known.campaign), user, role, replace(known.epoch), session)
+    return Attempt(known, access, entry, {**appends[0], **conditions})
 
 
-def _appender(
-    engine: Engine, conditions: Mapping[str, Any]
-) -> Callable[[Session, dict[str, Any]], str]:
-    def append(session: Session, params: dict[str, Any]) -> str:
-        if CAMPAIGN_VERSION in session.info:
-            raise RuntimeError("a roll on a known head appends one entry, not more")
-        if session_holds_work(session):
-            # What the roll did through its session is on another connection: a row it
-            # locked there would hold this statement back for ever, and the two would not
-            # commit together. Nothing is written; the lock's path makes the roll.
-            raise HeadMoved
-        row = _APPEND_ON_KNOWN_HEAD.first_in_autocommit(engine, {**params, **conditions})
-        if row is None:
-            raise HeadMoved
-        return str(row[0])
-
-    return append
+def answered(
+    registry: Registry,
+    session: Session,
+    attempt: Attempt,
+    appended: tuple[Any, ...] | None,
+    language: Language,
+) -> Response | None:
+    """The attempt's answer once its statement ran (`appended`, its row), or None when the
+    row had changed and nothing was written: the roll is then made under the lock."""
+    if appended is None:
+        _leave(session)
+        return None
+    sent_in_autocommit(session)  # the statement sent the feed's notice (pg_notify)
+    known_heads.remember(attempt.access, str(appended[0]), taken=attempt.known)
+    return json_response(to_json(roll_view(attempt.entry, attempt.access, registry, language)), 201)
 
 
 def roll_on_known_head(
@@ -269,33 +313,43 @@ def roll_on_known_head(
     body: BaseModel,
     language: Language,
 ) -> Response | None:
-    """The roll made on the head this worker knows, answered; or None, having written
-    nothing, when it is to be made under the lock (no head known or usable, the row changed,
-    or the roll refused: the lock's path gives the answer every other roll gets)."""
-    if not (is_plain_dice(body) and may_try(session)):
+    """In a thread: the roll made on the head this worker knows, its statement run in
+    autocommit on a pooled connection of the session's engine; or None, having written
+    nothing, when it is to be made under the lock."""
+    attempt = attempt_on_known_head(registry, session, user, campaign_id, body)
+    if attempt is None:
         return None
-    known = known_heads.take(campaign_id, user.id)
-    if known is None:
-        return None
-    session.info.pop(CAMPAIGN_VERSION, None)  # what an earlier transaction of it appended
-    access = on_known_head(session, known, user)
     try:
-        entry = create_roll(session, access, registry, body)
-        if session_holds_work(session):  # a plain dice roll does nothing more; if it did,
-            session.commit()  # it is committed as the lock's path would commit it
-    except Exception as error:
-        appended = CAMPAIGN_VERSION in session.info
+        appended = _APPEND_ON_KNOWN_HEAD.first_in_autocommit(_engine(session), attempt.params)
+    except BaseException:
         _leave(session)
-        if appended:
-            raise  # the entry is in the log: never roll it again
-        if not isinstance(error, HeadMoved | EngineError | ProblemError):
-            raise
+        raise
+    return answered(registry, session, attempt, appended, language)
+
+
+async def roll_on_known_head_on_loop(
+    registry: Registry,
+    session: Session,
+    user: User,
+    campaign_id: uuid.UUID,
+    body: BaseModel,
+    language: Language,
+) -> Response | None:
+    """On the event loop: the same, its statement awaited on one of the loop's connections
+    (app/core/loop_connections.py), which spares the roll its thread's hand-offs; None as
+    well where the loop has none (SQLite, a loop the app does not serve on)."""
+    connections = connections_for(_engine(session)) if may_try(session) else None
+    if connections is None:
         return None
-    version = session.info.pop(CAMPAIGN_VERSION)
-    session.info.pop(ON_KNOWN_HEAD, None)
-    sent_in_autocommit(session)  # the statement sent the feed's notice (pg_notify)
-    known_heads.remember(access, version, taken=known)
-    return json_response(to_json(roll_view(entry, access, registry, language)), 201)
+    attempt = attempt_on_known_head(registry, session, user, campaign_id, body)
+    if attempt is None:
+        return None
+    try:
+        appended = await _APPEND_ON_KNOWN_HEAD.first_on_loop(connections, attempt.params)
+    except BaseException:
+        _leave(session)
+        raise
+    return answered(registry, session, attempt, appended, language)
 
 
 def remember_locked_roll(session: Session, before: LockedCampaign, access: LockedAccess) -> None:

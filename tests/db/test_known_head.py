@@ -21,6 +21,7 @@ from app.core.database import create_db_engine
 from app.core.driver_sql import DriverStatement
 from app.engine.hidden import SPAN
 from app.main import app
+from app.services import roll_batches
 from app.services import rolls as rolls_module
 from app.services.access import CurrentEpoch, LockedCampaign
 from app.services.feed.notices import CHANNEL, Notice, listen_locally, stop_listening_locally
@@ -45,20 +46,27 @@ def on_postgres(committed_app: None, committed_engine: Engine) -> None:
 
 @pytest.fixture
 def statements(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Every statement psycopg sends from here on, BEGIN and COMMIT included."""
+    """Every statement psycopg sends from here on, BEGIN and COMMIT included, on the
+    threads' connections and on the event loop's (app/core/loop_connections.py)."""
     sent: list[str] = []
     execute = psycopg.Cursor.execute
+    execute_on_loop = psycopg.AsyncCursor.execute
     command = psycopg.Connection._exec_command  # BEGIN and COMMIT are sent there
 
     def spied_execute(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
         sent.append(str(query))
         return execute(self, query, *args, **kwargs)
 
+    async def spied_execute_on_loop(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(str(query))
+        return await execute_on_loop(self, query, *args, **kwargs)
+
     def spied_command(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
         sent.append(bytes(query).decode() if isinstance(query, bytes) else str(query))
         return command(self, query, *args, **kwargs)
 
     monkeypatch.setattr(psycopg.Cursor, "execute", spied_execute)
+    monkeypatch.setattr(psycopg.AsyncCursor, "execute", spied_execute_on_loop)
     monkeypatch.setattr(psycopg.Connection, "_exec_command", spied_command)
     yield sent
 
@@ -102,6 +110,28 @@ def test_FAIR_5_a_quiet_campaigns_third_dice_roll_is_one_statement_without_the_l
         for _ in range(5):
             assert _roll(http, campaign_id, headers).status_code == 201
         assert_gap_free_and_verified(http, campaign_id, headers, rolls=8)
+
+
+def test_a_roll_on_a_known_head_awaits_its_statement_on_the_event_loop(
+    on_postgres: None, statements: list[str]
+) -> None:
+    """Not in a thread of the batches: neither the pool's statement nor a batch is made."""
+    with TestClient(app) as http:
+        headers, campaign_id = _rolled_three_times(http, "On The Loop")
+
+        def in_a_thread(*args: Any, **kwargs: Any) -> Any:
+            raise AssertionError("a roll on a known head made in a thread")
+
+        with pytest.MonkeyPatch.context() as threads_refused:
+            threads_refused.setattr(DriverStatement, "first_in_autocommit", in_a_thread)
+            threads_refused.setattr(roll_batches, "in_batch_thread", in_a_thread)
+            statements.clear()
+            for seq in (5, 6, 7):
+                made = _roll(http, campaign_id, headers)
+                assert made.status_code == 201, made.text
+                assert made.json()["seq"] == seq
+        assert _made_on_known_head(statements) and not _locked(statements)
+        assert_gap_free_and_verified(http, campaign_id, headers, rolls=6)
 
 
 def test_a_roll_on_a_known_head_is_announced_once_without_a_transaction_of_the_session(
