@@ -85,7 +85,7 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     settings = get_settings()
     sender = start_sender(get_engine(), settings) if settings.webhook_delivery_enabled else None
     # A roll on a known head awaits its statement on this loop (app/core/loop_connections.py).
-    async with serving_loop(settings.roll_pool_size):
+    async with serving_loop(settings.roll_loop_connections):
         yield
     await feed_broker.close()  # its rooms and PostgreSQL listener
     if sender is not None:

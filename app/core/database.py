@@ -23,6 +23,8 @@ from sqlmodel import Session
 from app.core.settings import get_settings
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# A PostgreSQL connection is replaced after this long (the pool's and the loop's).
+POOL_RECYCLE_SECONDS = 1800
 
 
 def json_for_postgres(value: Any) -> bytes | str:
@@ -71,7 +73,7 @@ def create_db_engine(url: str, *, busy_timeout_ms: int = 30_000, **kwargs: Any) 
         kwargs.setdefault("json_serializer", json_for_postgres)
         # No pre-ping: it costs a round trip on every request. A connection the server
         # dropped fails one request, and SQLAlchemy then discards the pool's stale ones.
-        kwargs.setdefault("pool_recycle", 1800)
+        kwargs.setdefault("pool_recycle", POOL_RECYCLE_SECONDS)
         kwargs.setdefault("pool_size", 10)
         kwargs.setdefault("max_overflow", 20)
         return create_engine(url, **kwargs)

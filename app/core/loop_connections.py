@@ -1,21 +1,26 @@
 """Autocommit psycopg connections whose statements are awaited on the event loop (issue 23).
 
-Everything else the service runs on the database goes through sync sessions in threads. A
-plain dice roll on a head its worker knows is one statement in autocommit
-(app/services/known_head.py), and its thread's hand-offs cost more than the roll: the event
-loop waking a thread of the pool, the thread waking the loop with the answer, and the two
-taking turns with the interpreter's lock around the round trip. Awaited on the loop, the
-statement waits for the database as a socket does, and the roll's Python work runs where
-the request's already runs (bench/profile.md, stop 49).
+The service runs its database work on sync sessions in threads; besides the feed's LISTEN
+connection, only this awaits the database on the event loop. A plain dice roll on a head
+its worker knows is one statement in autocommit (app/services/known_head.py), and in a
+thread its hand-offs cost more than the roll: the event loop waking a thread of the pool,
+the thread waking the loop with the answer, and the two taking turns with the interpreter's
+lock around the round trip. Awaited on the loop, the statement waits for the database as a
+socket does, and the roll's Python work runs where its request is already handled
+(bench/profile.md, stop 49).
 
-Only while the app serves on a loop (`serving_loop`, in the app's lifespan) and only on
-PostgreSQL through psycopg: elsewhere `connections_for` answers None, and the caller uses
-its thread. A worker opens them as it needs them, up to `size` at once per engine, keeps
-them between statements like the engine's pool (recycled after the same 30 minutes), and
-closes them when the loop stops serving. Errors are SQLAlchemy's, as the engine's pool
-would raise them: a statement's refusal as `Session.execute` raises it, and a server that
-cannot be reached as an OperationalError (503). A connection that failed, or whose caller
-was cancelled mid-statement, is closed rather than lent again.
+Only while the app serves on a loop (`serving_loop`, in the app's lifespan), only on
+PostgreSQL through psycopg and only when `ROLL_LOOP_CONNECTIONS` is not 0: otherwise
+`connections_for` answers None and the caller uses its thread. A worker opens connections
+as it needs them, up to that many at once per engine, with the engine's own connection
+arguments (its JSON serializer among them); keeps them between statements, replaced after
+the pool's 30 minutes; and closes them when the loop stops serving. Errors are
+SQLAlchemy's, as the engine's pool raises them: a statement's refusal as `Session.execute`
+raises it, and a server out of reach as an OperationalError (503). A connection that
+failed, or whose caller was cancelled mid-statement, is closed rather than lent again, and
+one found dropped closes the idle others too, as they went with the same server (the
+engine's pool does the same). A failure to connect is its own error (`NotConnected`), so
+that a caller that has another way to run its statement can take it.
 """
 
 from __future__ import annotations
@@ -32,7 +37,15 @@ from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.exc import DBAPIError, StatementError
 from sqlalchemy.pool import Pool
 
-RECYCLE_SECONDS = 1800.0  # as the engine's pool_recycle (app/core/database.py)
+from app.core.database import POOL_RECYCLE_SECONDS
+
+
+class NotConnected(Exception):
+    """No connection could be opened: nothing was sent. `error` is SQLAlchemy's for it."""
+
+    def __init__(self, error: StatementError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 class LoopConnections:
@@ -53,11 +66,14 @@ class LoopConnections:
                 cursor = await connection.execute(sql, values, prepare=True)
                 row: tuple[Any, ...] | None = await cursor.fetchone()
             except BaseException as error:  # a cancelled caller too: its state is unknown
-                await self._discard(connection, error)
+                dropped = isinstance(error, psycopg.Error) and self._dropped(error, connection)
+                await connection.close()
+                if dropped:
+                    await self._close_idle()  # they went with the same server
                 if isinstance(error, psycopg.Error):
-                    raise self._wrapped(error, sql, values) from error
+                    raise self._wrapped(error, sql, values, dropped) from error
                 raise
-            if self._closed or time.monotonic() - born > RECYCLE_SECONDS:
+            if self._closed or time.monotonic() - born > POOL_RECYCLE_SECONDS:
                 await connection.close()
             else:
                 self._idle.append((connection, born))
@@ -71,7 +87,7 @@ class LoopConnections:
     async def _lend(self) -> tuple[psycopg.AsyncConnection[Any], float]:
         while self._idle:
             connection, born = self._idle.pop()
-            if time.monotonic() - born <= RECYCLE_SECONDS and not connection.closed:
+            if time.monotonic() - born <= POOL_RECYCLE_SECONDS and not connection.closed:
                 return connection, born
             await connection.close()
         cargs, cparams = self._connect_args
@@ -80,34 +96,27 @@ class LoopConnections:
                 *cargs, **{**cparams, "autocommit": True}
             )
         except psycopg.Error as error:
-            raise self._wrapped(error, None, None) from error
+            raise NotConnected(self._wrapped(error, None, None, False)) from error
         return connection, time.monotonic()
-
-    async def _discard(
-        self, connection: psycopg.AsyncConnection[Any], error: BaseException
-    ) -> None:
-        await connection.close()
-        if isinstance(error, psycopg.Error) and self._is_disconnect(error):
-            await self._close_idle()  # as the engine's pool does: the server went away
 
     async def _close_idle(self) -> None:
         idle, self._idle = self._idle, []
         for connection, _ in idle:
             await connection.close()
 
-    def _is_disconnect(self, error: psycopg.Error) -> bool:
-        return self.dialect.is_disconnect(error, None, None)  # type: ignore[arg-type]
+    def _dropped(self, error: psycopg.Error, connection: psycopg.AsyncConnection[Any]) -> bool:
+        """Whether the error left the connection closed or broken (SQLAlchemy's test)."""
+        return self.dialect.is_disconnect(error, connection, None)  # type: ignore[arg-type]
 
     def _wrapped(
-        self, error: psycopg.Error, sql: str | None, values: Mapping[str, Any] | None
+        self,
+        error: psycopg.Error,
+        sql: str | None,
+        values: Mapping[str, Any] | None,
+        dropped: bool,
     ) -> StatementError:
         return DBAPIError.instance(
-            sql,
-            values,
-            error,
-            psycopg.Error,
-            connection_invalidated=self._is_disconnect(error),
-            dialect=self.dialect,
+            sql, values, error, psycopg.Error, connection_invalidated=dropped, dialect=self.dialect
         )
 
 
@@ -139,7 +148,8 @@ async def serving_loop(size: int) -> AsyncIterator[None]:
 
 def connections_for(engine: Engine) -> LoopConnections | None:
     """The running loop's connections to `engine`'s database, or None: no loop, a loop the
-    app does not serve on, or another database than PostgreSQL through psycopg."""
+    app does not serve on or serves on with none (`size` 0), or another database than
+    PostgreSQL through psycopg."""
     dialect = engine.dialect
     if dialect.name != "postgresql" or dialect.driver != "psycopg":
         return None
@@ -147,7 +157,7 @@ def connections_for(engine: Engine) -> LoopConnections | None:
         serving = _serving.get(asyncio.get_running_loop())
     except RuntimeError:  # no running loop
         return None
-    if serving is None:
+    if serving is None or serving.size == 0:
         return None
     connections = serving.connections.get(engine.pool)
     if connections is None:

@@ -38,11 +38,14 @@ class Settings(BaseSettings):
         default=32, ge=4, le=200, description="deepest nesting of JSON arrays and objects (422)"
     )
     roll_threads: int | None = Field(
-        default=None,
-        ge=1,
+        default=None, ge=1, le=64, description="threads per worker making the rolls' batches"
+    )
+    roll_loop_connections: int = Field(
+        default=8,
+        ge=0,
         le=64,
-        description="threads per worker making the rolls' batches, and connections for the "
-        "rolls on a known head it awaits on its event loop",
+        description="PostgreSQL connections per worker for the rolls on a known head it awaits "
+        "on its event loop (0: they take a thread)",
     )
     heavy_read_threads: int = Field(
         default=2, ge=1, le=32, description="threads per worker for log verification and export"
@@ -141,11 +144,9 @@ class Settings(BaseSettings):
     @property
     def roll_pool_size(self) -> int:
         """Threads per worker making the rolls' batches: ROLL_THREADS, or a default by
-        database. PostgreSQL: 8 (app/services/roll_batches.py says why not more); a worker
-        also awaits up to as many rolls on a known head at once on its event loop, each on
-        a connection of its own (app/core/loop_connections.py). SQLite: 2, as its writers
-        take turns on the file's lock, and so that its pool's 15 connections cover every
-        thread (8 for requests, 2 for heavy reads, these 2)."""
+        database. PostgreSQL: 8 (app/services/roll_batches.py says why not more). SQLite:
+        2, as its writers take turns on the file's lock, and so that its pool's 15
+        connections cover every thread (8 for requests, 2 for heavy reads, these 2)."""
         if self.roll_threads is not None:
             return self.roll_threads
         return 2 if self.is_sqlite else 8

@@ -5,10 +5,14 @@ the append, `COMMIT`. When the worker itself made the campaign's last entry, and
 appended between its last two rolls there, it knows what that lock would read: the head,
 the campaign's fields, the open epoch, the roller's role. A plain dice roll (public, for no
 character, no follow-up, no key) then draws from that head and appends in one statement in
-autocommit, on a pooled connection outside the request's session (which so begins nothing,
-and has nothing to commit), whose update of the campaign's row takes effect only if the row
-is still the version this worker left (its `xmin`), the roller still a member with that
-role and the epoch still open with that client seed; only then is the entry inserted. The
+autocommit, outside the request's session (which so begins nothing, and has nothing to
+commit), whose update of the campaign's row takes effect only if the row is still the
+version this worker left (its `xmin`), the roller still a member with that role and the
+epoch still open with that client seed; only then is the entry inserted. The roll router
+tries it first on the event loop, the statement awaited on one of the loop's connections
+(app/core/loop_connections.py): a thread's hand-offs cost more than such a roll. A roll
+queued behind another of its campaign tries it in its batch's thread, on a pooled
+connection. Either way the roll is drawn and sealed first, and its append run after. The
 feed's notice goes with the statement (pg_notify), and this process's listeners hear it
 as after a commit (notices.sent_in_autocommit). FAIR-5 holds as the lock holds it: the
 seq is allocated by that update of the counter row, in the roll's own (one-statement)
@@ -39,11 +43,12 @@ import sqlalchemy as sa
 from fastapi.responses import Response
 from pydantic import BaseModel
 from pydantic_core import to_json
-from sqlalchemy import Engine, bindparam, func, insert, literal_column, update
+from sqlalchemy import Engine, bindparam, event, func, insert, literal_column, update
+from sqlalchemy.orm import SessionTransaction
 from sqlmodel import Session
 
 from app.core.driver_sql import DriverStatement
-from app.core.loop_connections import connections_for
+from app.core.loop_connections import NotConnected, connections_for
 from app.core.problems import ProblemError
 from app.engine.contract import Language
 from app.engine.errors import EngineError
@@ -52,7 +57,7 @@ from app.engine.registry import Registry
 from app.models import Campaign, CampaignMember, LogEntry, SeedEpoch, User
 from app.services.access import CurrentEpoch, LockedAccess, LockedCampaign, MemberAccess
 from app.services.feed.notices import discard as discard_notices
-from app.services.feed.notices import sent_in_autocommit
+from app.services.feed.notices import sent_in_autocommit, whole_in_statement
 from app.services.idempotency import json_response
 from app.services.log import CAMPAIGN_VERSION, ON_KNOWN_HEAD, SPAN_MARGIN, SealedEntry
 from app.services.rolls import create_roll
@@ -265,11 +270,11 @@ def attempt_on_known_head(
         return ""  # the row's version, known once the statement has run
 
     session.info.pop(CAMPAIGN_VERSION, None)  # what an earlier transaction of it appended
-    session.info[ON_KNOWN_HEAD] = keep_append
-    access = MemberAccess(replace(known.campaign), user, role, replace(known.epoch), session)
     try:
+        session.info[ON_KNOWN_HEAD] = keep_append
+        access = MemberAccess(replace(known.campaign), user, role, replace(known.epoch), session)
         entry = create_roll(session, access, registry, body)
-        if session_holds_work(session) or not appends:
+        if session_holds_work(session) or not appends or not whole_in_statement(session):
             raise HeadMoved
     except Exception as error:
         _leave(session)
@@ -346,6 +351,9 @@ async def roll_on_known_head_on_loop(
         return None
     try:
         appended = await _APPEND_ON_KNOWN_HEAD.first_on_loop(connections, attempt.params)
+    except NotConnected:
+        _leave(session)
+        return None  # nothing sent: the pool's connections may still serve it, under the lock
     except BaseException:
         _leave(session)
         raise
@@ -364,6 +372,16 @@ def remember_locked_roll(session: Session, before: LockedCampaign, access: Locke
 def session_holds_work(session: Session) -> bool:
     """Whether the session began a transaction or holds changes not flushed yet."""
     return session.in_transaction() or bool(session.new or session.dirty or session.deleted)
+
+
+@event.listens_for(Session, "after_transaction_create")
+def _nothing_through_the_session(session: Session, transaction: SessionTransaction) -> None:
+    """A roll on a known head does nothing through its session: what it would read or write
+    there belongs under the lock, and on the event loop it would wait for a connection and
+    the database with the loop stopped. It is refused before anything is sent, and the
+    lock's path makes the roll."""
+    if ON_KNOWN_HEAD in session.info and transaction.parent is None:
+        raise HeadMoved
 
 
 def _leave(session: Session) -> None:

@@ -5,6 +5,7 @@ meanwhile. FAIR-5: whichever path made them, seqs stay gap-free and the log veri
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
@@ -19,6 +20,7 @@ from sqlalchemy.exc import DataError, OperationalError
 
 from app.core.database import create_db_engine
 from app.core.driver_sql import DriverStatement
+from app.core.settings import get_settings
 from app.engine.hidden import SPAN
 from app.main import app
 from app.services import roll_batches
@@ -69,6 +71,14 @@ def statements(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     monkeypatch.setattr(psycopg.AsyncCursor, "execute", spied_execute_on_loop)
     monkeypatch.setattr(psycopg.Connection, "_exec_command", spied_command)
     yield sent
+
+
+def asyncio_loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _roll(http: Any, campaign_id: str, headers: dict[str, str], body: Any = ROLL) -> Any:
@@ -132,6 +142,51 @@ def test_a_roll_on_a_known_head_awaits_its_statement_on_the_event_loop(
                 assert made.json()["seq"] == seq
         assert _made_on_known_head(statements) and not _locked(statements)
         assert_gap_free_and_verified(http, campaign_id, headers, rolls=6)
+
+
+def test_without_loop_connections_a_roll_on_a_known_head_is_made_in_its_batchs_thread(
+    on_postgres: None, statements: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ROLL_LOOP_CONNECTIONS=0: the same statement, on a pooled connection in a thread."""
+    monkeypatch.setattr(get_settings(), "roll_loop_connections", 0)
+    in_threads: list[bool] = []
+    first_in_autocommit = DriverStatement.first_in_autocommit
+
+    def spied(self: DriverStatement, *args: Any, **kwargs: Any) -> Any:
+        in_threads.append(asyncio_loop_running() is False)
+        return first_in_autocommit(self, *args, **kwargs)
+
+    monkeypatch.setattr(DriverStatement, "first_in_autocommit", spied)
+    with TestClient(app) as http:
+        headers, campaign_id = _rolled_three_times(http, "In A Thread")
+        statements.clear()
+        made = _roll(http, campaign_id, headers)
+        assert made.status_code == 201, made.text
+        assert _made_on_known_head(statements) and not _locked(statements)
+        assert in_threads and all(in_threads)
+        assert_gap_free_and_verified(http, campaign_id, headers, rolls=4)
+
+
+def test_a_loop_connection_that_cannot_be_opened_leaves_the_roll_to_the_lock(
+    on_postgres: None, statements: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing was sent (too many clients, say): the pool's connections make the roll."""
+    with TestClient(app) as http:
+        headers, campaign_id = register_gm_and_campaign(http, "No Loop Connection")
+        for _ in range(2):  # the next roll may use the head: the first to open a connection
+            assert _roll(http, campaign_id, headers).status_code == 201
+
+        async def refused(*args: Any, **kwargs: Any) -> Any:
+            raise psycopg.OperationalError("sorry, too many clients already")
+
+        with pytest.MonkeyPatch.context() as full:
+            full.setattr(psycopg.AsyncConnection, "connect", refused)
+            statements.clear()
+            made = _roll(http, campaign_id, headers)
+        assert made.status_code == 201, made.text
+        assert made.json()["seq"] == 4
+        assert _locked(statements) and not _made_on_known_head(statements)
+        assert_gap_free_and_verified(http, campaign_id, headers, rolls=3)
 
 
 def test_a_roll_on_a_known_head_is_announced_once_without_a_transaction_of_the_session(
@@ -293,9 +348,11 @@ def test_a_roll_whose_session_began_a_transaction_is_made_under_the_lock(
     transaction holds another connection than the statement's: the roll takes the lock's
     path instead, and nothing of the attempt is written."""
     checked = rolls_module.check_outside_encounters
+    read_on_the_loop: list[bool] = []
 
     def reading_check(session: Any, *args: Any) -> None:
         session.execute(text("SELECT 1"))
+        read_on_the_loop.append(asyncio_loop_running())
         checked(session, *args)
 
     with TestClient(app) as http:
@@ -305,6 +362,8 @@ def test_a_roll_whose_session_began_a_transaction_is_made_under_the_lock(
         made = _roll(http, campaign_id, headers)
         assert made.status_code == 201, made.text
         assert not _made_on_known_head(statements) and _locked(statements)
+        # Refused before it was sent on the event loop; made under the lock in a thread.
+        assert read_on_the_loop == [False]
         assert_gap_free_and_verified(http, campaign_id, headers, rolls=4)
 
 

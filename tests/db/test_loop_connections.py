@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -13,7 +14,12 @@ from sqlalchemy.exc import DataError, OperationalError
 
 from app.core.database import create_db_engine
 from app.core.driver_sql import DriverStatement
-from app.core.loop_connections import LoopConnections, connections_for, serving_loop
+from app.core.loop_connections import (
+    LoopConnections,
+    NotConnected,
+    connections_for,
+    serving_loop,
+)
 from tests.db.servers import free_port
 
 T = TypeVar("T")
@@ -23,7 +29,7 @@ _SLEPT = DriverStatement(
     sa.select(sa.func.pg_backend_pid(), sa.func.pg_sleep(sa.bindparam("seconds", type_=sa.Float)))
 )
 _AS_INTEGER = DriverStatement(sa.select(sa.cast(sa.bindparam("text", type_=sa.Text), sa.Integer)))
-_ISOLATION = DriverStatement(sa.select(sa.func.current_setting(sa.bindparam("name"))))
+_TRANSACTION = DriverStatement(sa.select(sa.func.pg_backend_pid(), sa.func.txid_current()))
 
 
 @pytest.fixture
@@ -55,15 +61,11 @@ def test_a_statement_runs_in_autocommit_on_a_connection_kept_for_the_next(
     postgres: Engine,
 ) -> None:
     async def work(connections: LoopConnections) -> list[Any]:
-        return [
-            await _ISOLATION.first_on_loop(connections, {"name": "transaction_isolation"}),
-            await _BACKEND.first_on_loop(connections, {}),
-            await _BACKEND.first_on_loop(connections, {}),
-        ]
+        return [await _TRANSACTION.first_on_loop(connections, {}) for _ in range(3)]
 
-    isolation, first, second = serving(postgres, work)
-    assert isolation == ("read committed",)
-    assert first == second  # one connection, lent again
+    rows = serving(postgres, work)
+    assert len({backend for backend, _ in rows}) == 1  # one connection, lent again
+    assert len({transaction for _, transaction in rows}) == 3  # each its own transaction
 
 
 def test_a_failing_statement_raises_sqlalchemys_error_and_its_connection_is_closed(
@@ -81,20 +83,48 @@ def test_a_failing_statement_raises_sqlalchemys_error_and_its_connection_is_clos
     assert seven == (7,)
 
 
-def test_without_a_server_a_statement_raises_sqlalchemys_operational_error(
+def test_without_a_server_the_connection_fails_with_sqlalchemys_operational_error(
     postgres: Engine,
 ) -> None:
+    """Nothing was sent: the caller may take another way (known_head.py takes the lock's)."""
     nowhere = postgres.url.set(host="127.0.0.1", port=free_port())
     gone = create_db_engine(nowhere.render_as_string(hide_password=False))
 
     async def work(connections: LoopConnections) -> None:
-        with pytest.raises(OperationalError):  # the app answers it with a 503
+        with pytest.raises(NotConnected) as failed:
             await _BACKEND.first_on_loop(connections, {})
+        assert isinstance(failed.value.error, OperationalError)  # the app's 503
 
     try:
         serving(gone, work)
     finally:
         gone.dispose()
+
+
+def test_a_connection_the_server_dropped_fails_once_and_takes_the_idle_others_with_it(
+    postgres: Engine,
+) -> None:
+    """As the engine's pool: after a restart, one statement fails, not one per connection."""
+
+    async def work(connections: LoopConnections) -> tuple[int, Any]:
+        rows = await asyncio.gather(
+            *(_SLEPT.first_on_loop(connections, {"seconds": 0.05}) for _ in range(4))
+        )
+        with postgres.connect() as admin:
+            for backend, _ in rows:
+                admin.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": backend})
+        failures = 0
+        for _ in range(4):
+            try:
+                await _BACKEND.first_on_loop(connections, {})
+            except OperationalError as error:
+                assert error.connection_invalidated
+                failures += 1
+        return failures, await _BACKEND.first_on_loop(connections, {})
+
+    failures, row = serving(postgres, work)
+    assert failures == 1
+    assert row is not None
 
 
 def test_at_most_size_statements_run_at_once(postgres: Engine) -> None:
@@ -132,7 +162,20 @@ def test_the_connections_close_when_the_loop_stops_serving(postgres: Engine) -> 
         return opened
 
     opened = serving(postgres, work)
+    deadline = time.monotonic() + 5  # a backend leaves pg_stat_activity a moment after
+    while opened & backends(postgres) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert not opened & backends(postgres)
+
+
+def test_no_connections_when_the_loop_serves_with_none(postgres: Engine) -> None:
+    """ROLL_LOOP_CONNECTIONS=0: the rolls on a known head take their thread."""
+
+    async def none() -> LoopConnections | None:
+        async with serving_loop(0):
+            return connections_for(postgres)
+
+    assert asyncio.run(none()) is None
 
 
 def test_no_connections_outside_a_serving_loop(postgres: Engine) -> None:

@@ -167,16 +167,25 @@ def _heard_locally(notices: Iterable[Notice]) -> None:
             listener(notice)
 
 
+def whole_in_statement(session: Session) -> bool:
+    """Whether the statement about to append sends every notice the session noted (one
+    run in autocommit, with no commit after it to send the rest): none needs a webhook's
+    delivery, written with its entry, and none changed since its payload was written."""
+    pending: dict[uuid.UUID, Notice] = session.info.get(_PENDING) or {}
+    return not any(
+        (notice.entries and notice.webhooks) or notice.payload() != notice.notified
+        for notice in pending.values()
+    )
+
+
 def sent_in_autocommit(session: Session) -> None:
     """The notices of an append its own statement made and committed, in autocommit, having
     sent them with pg_notify (a roll on a known head, known_head.py): heard in this process
-    as after a commit, and nothing left for a commit of the session to send."""
+    as after a commit, and nothing left for a commit of the session to send. The caller
+    checked `whole_in_statement` before the statement ran."""
+    if not whole_in_statement(session):
+        raise RuntimeError("a notice sent in autocommit must be whole and need no outbox")
     pending: dict[uuid.UUID, Notice] = session.info.pop(_PENDING, None) or {}
-    for notice in pending.values():
-        if (notice.entries and notice.webhooks) or notice.payload() != notice.notified:
-            # A webhook's delivery is written with its entry; a notice that changed after
-            # the statement sent it is sent by a commit: neither happens without one.
-            raise RuntimeError("a notice sent in autocommit must be whole and need no outbox")
     _heard_locally(pending.values())
 
 
