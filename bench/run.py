@@ -10,8 +10,9 @@ BENCHMARKS.md with the machine they came from.
 
     python -m bench.run [--seconds 8] [--workers 2] [--entries 10000]
 
-WORKER_THREADS and ROLL_THREADS set the threads of each worker as they do for the service
-(default 3 on PostgreSQL, and 8 for the rolls).
+WORKER_THREADS, ROLL_THREADS and ROLL_LOOP_CONNECTIONS set each worker's threads and the
+connections of its event loop as they do for the service (default 3 on PostgreSQL, 8 for
+the rolls, and 8 connections).
 
 BENCH_DATABASE_URL picks the database (default: nocturne_bench on the local server; it
 is created if missing and its public schema is recreated).
@@ -455,6 +456,7 @@ def write_report(
     info = machine()
     settings = Settings(database_url=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
     threads, roll_threads = settings.thread_pool_size, settings.roll_pool_size
+    loop_connections = settings.roll_loop_connections
     at16 = next(r for r in rows if r[0] == 16)
     at64 = next(r for r in rows if r[0] == 64)
     ratio = at16[2].rps / at16[1].rps if at16[1].rps else 0.0
@@ -474,8 +476,9 @@ def write_report(
         "",
         "Measured by `make bench` (`bench/run.py`): the service as "
         f"{args.workers} uvicorn worker processes of {threads} threads each "
-        f"(`WORKER_THREADS`) and {roll_threads} more for the rolls (`ROLL_THREADS`), one "
-        f"port per worker, on PostgreSQL {pg_version}; a "
+        f"(`WORKER_THREADS`) and {roll_threads} more for the rolls (`ROLL_THREADS`), "
+        f"{loop_connections} connections each for the rolls it awaits on its event loop "
+        f"(`ROLL_LOOP_CONNECTIONS`), one port per worker, on PostgreSQL {pg_version}; a "
         "keep-alive load generator on the same machine spreads its clients over the "
         f"workers in turn. {args.seconds:g} s measured per endpoint and client count, in "
         f"{ROUNDS} rounds that alternate /health and rolls, each after 1 s of warm-up. "
@@ -548,9 +551,11 @@ def write_report(
         "rolls of one campaign queued in a worker share that transaction (group commit).",
         "A plain dice roll on a campaign whose last entries this worker made is one",
         "statement in autocommit instead, the lock's reading known from the roll before",
-        "(app/services/known_head.py): the many-campaign runs above, where each client",
-        "rolls into its own campaign, take that path after each campaign's first two",
-        "rolls. The rest is the web framework and the driver. With closed-loop clients, mean",
+        "(app/services/known_head.py), awaited on the worker's event loop rather than made",
+        "in a thread (app/core/loop_connections.py): the many-campaign runs above, where",
+        "each client rolls into its own campaign, take that path after each campaign's",
+        "first two rolls. The rest is the web framework and the driver.",
+        "With closed-loop clients, mean",
         "latency is clients divided by throughput, so p99 under 50 ms at 64 clients needs",
         f"well over 1,280 rolls/s: {needed_share:.0%} of what /health answered at 64 clients",
         f"in this run ({health_at_64:,.0f} req/s), where rolls made {rolls_share:.0%} of it. This",
