@@ -23,7 +23,7 @@ from app.core.driver_sql import DriverStatement
 from app.core.settings import get_settings
 from app.engine.hidden import SPAN
 from app.main import app
-from app.services import roll_batches
+from app.services import known_head, roll_batches
 from app.services import rolls as rolls_module
 from app.services.access import CurrentEpoch, LockedCampaign
 from app.services.feed.notices import CHANNEL, Notice, listen_locally, stop_listening_locally
@@ -187,6 +187,22 @@ def test_a_loop_connection_that_cannot_be_opened_leaves_the_roll_to_the_lock(
         assert made.json()["seq"] == 4
         assert _locked(statements) and not _made_on_known_head(statements)
         assert_gap_free_and_verified(http, campaign_id, headers, rolls=3)
+
+
+def test_a_notice_the_statement_cannot_send_whole_leaves_the_roll_to_the_lock(
+    on_postgres: None, statements: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checked before the statement runs, so that no roll is written and then refused."""
+    with TestClient(app) as http:
+        headers, campaign_id = _rolled_three_times(http, "Notice Not Whole")
+        with pytest.MonkeyPatch.context() as wanting:
+            wanting.setattr(known_head, "whole_in_statement", lambda session: False)
+            statements.clear()
+            made = _roll(http, campaign_id, headers)
+        assert made.status_code == 201, made.text
+        assert made.json()["seq"] == 5
+        assert _locked(statements) and not _made_on_known_head(statements)
+        assert_gap_free_and_verified(http, campaign_id, headers, rolls=4)
 
 
 def test_a_roll_on_a_known_head_is_announced_once_without_a_transaction_of_the_session(
