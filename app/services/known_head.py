@@ -12,9 +12,11 @@ epoch still open with that client seed; only then is the entry inserted. The rol
 tries it first on the event loop, the statement awaited on one of the loop's connections
 (app/core/loop_connections.py): a thread's hand-offs cost more than such a roll. A roll
 queued behind another of its campaign tries it in its batch's thread, on a pooled
-connection. Either way the roll is drawn and sealed first, and its append run after. The
-feed's notice goes with the statement (pg_notify), and this process's listeners hear it
-as after a commit (notices.sent_in_autocommit). FAIR-5 holds as the lock holds it: the
+connection. Either way the roll is drawn and sealed first, and its append run after. This
+process's listeners hear the roll as after a commit (notices.sent_in_autocommit); the other
+processes hear it through the loop's relay, after the statement (feed/relay.py: a NOTIFY in
+the statement would make the rolls' commits wait for each other's flush), or, in a thread,
+from the statement itself (pg_notify). FAIR-5 holds as the lock holds it: the
 seq is allocated by that update of the counter row, in the roll's own (one-statement)
 transaction, and the unique key on (campaign_id, seq) stays the safety net. A roll's dice
 depend on its seq and the epoch's seeds (FAIR-6), never on which request gets that seq, so
@@ -58,6 +60,7 @@ from app.models import Campaign, CampaignMember, LogEntry, SeedEpoch, User
 from app.services.access import CurrentEpoch, LockedAccess, LockedCampaign, MemberAccess
 from app.services.feed.notices import discard as discard_notices
 from app.services.feed.notices import sent_in_autocommit, whole_in_statement
+from app.services.feed.relay import NoticeRelay, relay_for
 from app.services.idempotency import json_response
 from app.services.log import CAMPAIGN_VERSION, ON_KNOWN_HEAD, SPAN_MARGIN, SealedEntry
 from app.services.rolls import create_roll
@@ -113,6 +116,12 @@ APPEND_ON_KNOWN_HEAD = (
     .add_cte(_INSERTED.cte("appended"))
 )
 _APPEND_ON_KNOWN_HEAD = DriverStatement(APPEND_ON_KNOWN_HEAD)
+# On the event loop, without the NOTIFY: the loop's relay sends the notice after the commit
+# (feed/relay.py: a NOTIFY makes commits wait for each other's flush).
+APPEND_ON_KNOWN_HEAD_QUIETLY = (
+    sa.select(_ADVANCED.c.version).select_from(_ADVANCED).add_cte(_INSERTED.cte("appended"))
+)
+_APPEND_ON_KNOWN_HEAD_QUIETLY = DriverStatement(APPEND_ON_KNOWN_HEAD_QUIETLY)
 
 
 class HeadMoved(Exception):
@@ -299,13 +308,17 @@ def answered(
     attempt: Attempt,
     appended: tuple[Any, ...] | None,
     language: Language,
+    relay: NoticeRelay | None = None,
 ) -> Response | None:
     """The attempt's answer once its statement ran (`appended`, its row), or None when the
-    row had changed and nothing was written: the roll is then made under the lock."""
+    row had changed and nothing was written: the roll is then made under the lock. The
+    feed's notice goes through `relay` when the statement did not send it."""
     if appended is None:
         _leave(session)
         return None
-    sent_in_autocommit(session)  # the statement sent the feed's notice (pg_notify)
+    for notice in sent_in_autocommit(session):  # heard here; and by the other processes
+        if relay is not None:  # through the loop's relay; in a thread, the statement's NOTIFY
+            relay.send(notice)
     known_heads.remember(attempt.access, str(appended[0]), taken=attempt.known)
     return json_response(to_json(roll_view(attempt.entry, attempt.access, registry, language)), 201)
 
@@ -350,14 +363,14 @@ async def roll_on_known_head_on_loop(
     if attempt is None:
         return None
     try:
-        appended = await _APPEND_ON_KNOWN_HEAD.first_on_loop(connections, attempt.params)
+        appended = await _APPEND_ON_KNOWN_HEAD_QUIETLY.first_on_loop(connections, attempt.params)
     except NotConnected:
         _leave(session)
         return None  # nothing sent: the pool's connections may still serve it, under the lock
     except BaseException:
         _leave(session)
         raise
-    return answered(registry, session, attempt, appended, language)
+    return answered(registry, session, attempt, appended, language, relay_for(connections))
 
 
 def remember_locked_roll(session: Session, before: LockedCampaign, access: LockedAccess) -> None:

@@ -27,6 +27,7 @@ from app.services import known_head, roll_batches
 from app.services import rolls as rolls_module
 from app.services.access import CurrentEpoch, LockedCampaign
 from app.services.feed.notices import CHANNEL, Notice, listen_locally, stop_listening_locally
+from app.services.feed.relay import SEND_NOTICES
 from app.services.known_head import KnownHead, known_heads, usable
 from app.services.log import SPAN_MARGIN
 from tests.conftest import API
@@ -208,8 +209,10 @@ def test_a_notice_the_statement_cannot_send_whole_leaves_the_roll_to_the_lock(
 def test_a_roll_on_a_known_head_is_announced_once_without_a_transaction_of_the_session(
     on_postgres: None, statements: list[str], committed_engine: Engine
 ) -> None:
-    """The statement sends the feed's notice (pg_notify) and this process's listeners hear
-    it as after a commit; the request's session begins nothing, so nothing sends it twice."""
+    """This process's listeners hear the roll as after a commit, and the others through the
+    loop's relay, after the roll's statement: that statement sends no NOTIFY, whose lock
+    would make commits wait for each other's flush (feed/relay.py). The request's session
+    begins nothing, so nothing sends the notice twice."""
     heard: list[Notice] = []
     listen_locally(heard.append)
     url = committed_engine.url.set(drivername="postgresql")
@@ -224,10 +227,11 @@ def test_a_roll_on_a_known_head_is_announced_once_without_a_transaction_of_the_s
             statements.clear()
             made = _roll(http, campaign_id, headers)
             assert made.status_code == 201, made.text
-            assert _made_on_known_head(statements) and not _locked(statements)
-            assert "BEGIN" not in statements and "COMMIT" not in statements
-            assert len(statements) == 1  # the request's session sent nothing of its own
             sent = [Notice.parse(n.payload) for n in feed.notifies(timeout=1.0)]
+            # the roll's statement, then the relay's; the request's session sent nothing
+            roll, relayed = statements
+            assert "advanced" in roll and "pg_notify" not in roll
+            assert relayed == SEND_NOTICES
     finally:
         stop_listening_locally(heard.append)
     seq, campaign = made.json()["seq"], uuid.UUID(campaign_id)

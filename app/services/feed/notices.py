@@ -178,14 +178,16 @@ def whole_in_statement(session: Session) -> bool:
     )
 
 
-def sent_in_autocommit(session: Session) -> None:
-    """The notices of an append its own statement made and committed, in autocommit, having
-    sent them with pg_notify (a roll on a known head, known_head.py): heard in this process
-    as after a commit, and nothing left for a commit of the session to send. The caller
-    checks `whole_in_statement` before the statement runs: after it, a notice found
+def sent_in_autocommit(session: Session) -> list[Notice]:
+    """The notices of an append its own statement made and committed, in autocommit (a roll
+    on a known head, known_head.py): heard in this process as after a commit, and nothing
+    left for a commit of the session to send. They are returned for the other processes:
+    the statement sent them with pg_notify, or the caller sends them (feed/relay.py). The
+    caller checks `whole_in_statement` before the statement runs: after it, a notice found
     wanting could only turn a roll already written into an error."""
     pending: dict[uuid.UUID, Notice] = session.info.pop(_PENDING, None) or {}
     _heard_locally(pending.values())
+    return list(pending.values())
 
 
 def discard(session: Session) -> None:
