@@ -46,46 +46,70 @@ def node_hash(left: bytes, right: bytes) -> bytes:
     return hashlib.sha256(b"\x01" + left + right).digest()
 
 
+# A proof's first siblings are recomputed from the 2**SUBTREE_LEVELS keys around its leaf; the
+# tree keeps only the levels above (255 hashes, 8 KB, where every level as bytes objects
+# took 0.9 MB), so a worker keeps the trees of many campaigns (app/services/keys.py).
+SUBTREE_LEVELS = 5
+_HASH_BYTES = 32
+
+
+def _levels_up(level: list[bytes], top: int) -> list[list[bytes]]:
+    """`level` and the levels above it, up to `top` nodes."""
+    levels = [level]
+    while len(level) > top:
+        level = [node_hash(level[i], level[i + 1]) for i in range(0, len(level), 2)]
+        levels.append(level)
+    return levels
+
+
 @dataclass(frozen=True)
 class KeyTree:
-    """The Merkle tree of one epoch's entry keys (FAIR-16), every level kept for proofs."""
+    """The Merkle tree of one epoch's entry keys (FAIR-16), kept for keys and proofs."""
 
+    hidden_seed: bytes
     campaign_id: str
     epoch: int
     first_seq: int
-    keys: tuple[bytes, ...]
-    levels: tuple[tuple[bytes, ...], ...]  # leaves first, the root's level last
+    # Levels SUBTREE_LEVELS to LEVELS (the root's), each its hashes joined, left to right.
+    upper: tuple[bytes, ...]
 
     @classmethod
     def build(cls, hidden_seed: bytes, campaign_id: str, epoch: int, first_seq: int) -> KeyTree:
-        keys = tuple(
-            entry_key(hidden_seed, campaign_id, epoch, seq)
+        leaves = [
+            leaf_hash(entry_key(hidden_seed, campaign_id, epoch, seq))
             for seq in range(first_seq, first_seq + SPAN)
-        )
-        level = tuple(leaf_hash(key) for key in keys)
-        levels = [level]
-        while len(level) > 1:
-            level = tuple(node_hash(level[i], level[i + 1]) for i in range(0, len(level), 2))
-            levels.append(level)
-        return cls(campaign_id, epoch, first_seq, keys, tuple(levels))
+        ]
+        levels = _levels_up(leaves, 1)
+        upper = tuple(b"".join(level) for level in levels[SUBTREE_LEVELS:])
+        return cls(hidden_seed, campaign_id, epoch, first_seq, upper)
 
     @property
     def root(self) -> str:
-        return self.levels[-1][0].hex()
+        return self.upper[-1].hex()
 
     def covers(self, seq: int) -> bool:
         return self.first_seq <= seq < self.first_seq + SPAN
 
     def key(self, seq: int) -> bytes:
-        return self.keys[self._index(seq)]
+        self._index(seq)
+        return entry_key(self.hidden_seed, self.campaign_id, self.epoch, seq)
 
     def proof(self, seq: int) -> list[str]:
         """FAIR-17: the 12 sibling hashes from the leaf up, lowercase hex."""
         index = self._index(seq)
-        siblings = []
-        for level in self.levels[:-1]:
-            siblings.append(level[index ^ 1].hex())
-            index //= 2
+        width = 1 << SUBTREE_LEVELS
+        start = index - index % width  # the subtree holding the leaf, rebuilt
+        leaves = [
+            leaf_hash(entry_key(self.hidden_seed, self.campaign_id, self.epoch, at))
+            for at in range(self.first_seq + start, self.first_seq + start + width)
+        ]
+        siblings = [
+            nodes[((index - start) >> depth) ^ 1].hex()
+            for depth, nodes in enumerate(_levels_up(leaves, 2))
+        ]
+        for depth, joined in enumerate(self.upper[:-1], SUBTREE_LEVELS):
+            at = ((index >> depth) ^ 1) * _HASH_BYTES
+            siblings.append(joined[at : at + _HASH_BYTES].hex())
         return siblings
 
     def _index(self, seq: int) -> int:

@@ -10,7 +10,15 @@ import pytest
 from app.engine.canonical import canonical_json
 from app.engine.dice import HmacDiceStream
 from app.engine.errors import DiceError
-from app.engine.hidden import KeyTree, check_key, entry_key, value_commitment
+from app.engine.hidden import (
+    SPAN,
+    KeyTree,
+    check_key,
+    entry_key,
+    leaf_hash,
+    node_hash,
+    value_commitment,
+)
 from tests.engine import fairness_vectors as v
 
 CAMPAIGN = v.CAMPAIGN
@@ -41,6 +49,32 @@ def test_FAIR_16_hidden_root_vector(tree: KeyTree):
 def test_FAIR_17_proof_vector(tree: KeyTree):
     assert tree.key(9).hex() == KEY_9
     assert tree.proof(9) == PROOF_9
+
+
+def test_FAIR_17_every_key_and_proof_match_the_whole_tree_built_level_by_level(tree: KeyTree):
+    """The tree keeps only its upper levels and rebuilds a proof's subtree: brute force
+    against every level of the tree as FAIR-16/17 define it, for every seq of the span."""
+    keys = [entry_key(HIDDEN_SEED, CAMPAIGN, 1, seq) for seq in range(1, SPAN + 1)]
+    levels = [[leaf_hash(key) for key in keys]]
+    while len(levels[-1]) > 1:
+        below = levels[-1]
+        levels.append([node_hash(below[i], below[i + 1]) for i in range(0, len(below), 2)])
+    assert tree.root == levels[-1][0].hex() == ROOT
+    for index, key in enumerate(keys):
+        proof, at = [], index
+        for level in levels[:-1]:
+            proof.append(level[at ^ 1].hex())
+            at //= 2
+        assert tree.key(index + 1) == key
+        assert tree.proof(index + 1) == proof
+        assert check_key(key.hex(), proof, index, ROOT) == key
+
+
+def test_a_key_tree_keeps_255_hashes_so_a_worker_keeps_many(tree: KeyTree):
+    """Issue 23: the levels above the 32-key subtrees (8 KB), not the 12,287 hashes and keys
+    of every level (0.9 MB), which limited a worker to 16 trees: past 16 campaigns making
+    hidden rolls, it rebuilt one (4096 HMACs) for every hidden roll."""
+    assert sum(len(level) for level in tree.upper) == 255 * 32
 
 
 def test_FAIR_17_proof_checks_against_the_root():
