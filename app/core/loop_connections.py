@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +57,12 @@ class LoopConnections:
         self._slots = asyncio.Semaphore(size)
         self._idle: list[tuple[psycopg.AsyncConnection[Any], float]] = []
         self._closed = False
+        self._before_close: list[Callable[[], Awaitable[None]]] = []
+
+    def before_close(self, finish: Callable[[], Awaitable[None]]) -> None:
+        """Await `finish` when serving stops, before the connections close: what a user of
+        them still has to send (the feed's relay)."""
+        self._before_close.append(finish)
 
     async def first(self, sql: str, values: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The first row of `sql` run as its own transaction (autocommit), prepared."""
@@ -81,6 +87,8 @@ class LoopConnections:
 
     async def close(self) -> None:
         """Close the idle connections; those in use are closed as they come back."""
+        for finish in self._before_close:
+            await finish()
         self._closed = True
         await self._close_idle()
 

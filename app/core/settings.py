@@ -45,7 +45,7 @@ class Settings(BaseSettings):
         ge=0,
         le=64,
         description="PostgreSQL connections per worker for the rolls on a known head it awaits "
-        "on its event loop (0: they take a thread)",
+        "on its event loop, and the feed's notices of those rolls (0: they take a thread)",
     )
     heavy_read_threads: int = Field(
         default=2, ge=1, le=32, description="threads per worker for log verification and export"

@@ -13,7 +13,7 @@ import copy
 import hashlib
 import hmac
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from app.engine.errors import DiceError
@@ -66,7 +66,7 @@ def _levels_up(level: list[bytes], top: int) -> list[list[bytes]]:
 class KeyTree:
     """The Merkle tree of one epoch's entry keys (FAIR-16), kept for keys and proofs."""
 
-    hidden_seed: bytes
+    hidden_seed: bytes = field(repr=False)  # the epoch's secret: in no log line
     campaign_id: str
     epoch: int
     first_seq: int

@@ -58,8 +58,8 @@ from app.engine.hidden import SPAN
 from app.engine.registry import Registry
 from app.models import Campaign, CampaignMember, LogEntry, SeedEpoch, User
 from app.services.access import CurrentEpoch, LockedAccess, LockedCampaign, MemberAccess
+from app.services.feed.notices import Notice, sent_in_autocommit, whole_in_statement
 from app.services.feed.notices import discard as discard_notices
-from app.services.feed.notices import sent_in_autocommit, whole_in_statement
 from app.services.feed.relay import NoticeRelay, relay_for
 from app.services.idempotency import json_response
 from app.services.log import CAMPAIGN_VERSION, ON_KNOWN_HEAD, SPAN_MARGIN, SealedEntry
@@ -369,6 +369,10 @@ async def roll_on_known_head_on_loop(
         return None  # nothing sent: the pool's connections may still serve it, under the lock
     except BaseException:
         _leave(session)
+        # The statement may have committed before its answer was lost (a dropped connection,
+        # a cancelled request): the streams are woken all the same, and a notice of nothing
+        # written only has them read nothing new.
+        relay_for(connections).send(Notice(campaign_id, int(attempt.entry.data["seq"])))
         raise
     return answered(registry, session, attempt, appended, language, relay_for(connections))
 

@@ -239,6 +239,38 @@ def test_a_roll_on_a_known_head_is_announced_once_without_a_transaction_of_the_s
     assert [(n.campaign_id, n.seq, n.entries) for n in heard] == [(campaign, seq, [(seq, "dice")])]
 
 
+def test_a_roll_whose_answer_is_lost_after_its_commit_is_announced_all_the_same(
+    on_postgres: None, committed_engine: Engine
+) -> None:
+    """The connection dropped after the server committed: the roller gets an error, and
+    the streams are woken all the same (a notice of nothing written would do no harm)."""
+    append = known_head._APPEND_ON_KNOWN_HEAD_QUIETLY
+
+    class AnswerLost:
+        async def first_on_loop(self, *args: Any) -> Any:
+            await append.first_on_loop(*args)
+            raise OperationalError("the append", {}, Exception("server closed the connection"))
+
+    url = committed_engine.url.set(drivername="postgresql")
+    with (
+        TestClient(app) as http,
+        psycopg.connect(url.render_as_string(hide_password=False), autocommit=True) as feed,
+    ):
+        headers, campaign_id = _rolled_three_times(http, "Answer Lost")
+        feed.execute(f"LISTEN {CHANNEL}")
+        with pytest.MonkeyPatch.context() as dropped:
+            dropped.setattr(known_head, "_APPEND_ON_KNOWN_HEAD_QUIETLY", AnswerLost())
+            lost = _roll(http, campaign_id, headers)
+            sent = [Notice.parse(n.payload) for n in feed.notifies(timeout=1.0)]
+        assert lost.status_code == 503, lost.text
+        assert [(n.campaign_id, n.seq) for n in sent] == [(uuid.UUID(campaign_id), 5)]
+        # it was written: the next roll follows it, and the log verifies
+        made = _roll(http, campaign_id, headers)
+        assert made.status_code == 201, made.text
+        assert made.json()["seq"] == 6
+        assert_gap_free_and_verified(http, campaign_id, headers, rolls=5)
+
+
 @pytest.fixture
 def one_connection(on_postgres: None, committed_engine: Engine) -> Iterator[Engine]:
     """An engine on the test database whose pool holds one connection: what a statement in

@@ -70,6 +70,25 @@ def test_FAIR_17_every_key_and_proof_match_the_whole_tree_built_level_by_level(t
         assert check_key(key.hex(), proof, index, ROOT) == key
 
 
+def test_FAIR_17_a_later_epochs_keys_and_proofs_match_its_whole_tree():
+    """The same brute force for an epoch opened at seq 4097, at each subtree's edges."""
+    later = KeyTree.build(HIDDEN_SEED, CAMPAIGN, epoch=2, first_seq=4097)
+    keys = [entry_key(HIDDEN_SEED, CAMPAIGN, 2, seq) for seq in range(4097, 4097 + SPAN)]
+    levels = [[leaf_hash(key) for key in keys]]
+    while len(levels[-1]) > 1:
+        below = levels[-1]
+        levels.append([node_hash(below[i], below[i + 1]) for i in range(0, len(below), 2)])
+    assert later.root == levels[-1][0].hex()
+    for index in (0, 1, 30, 31, 32, 33, 2047, 2048, 4062, 4095):
+        proof, at = [], index
+        for level in levels[:-1]:
+            proof.append(level[at ^ 1].hex())
+            at //= 2
+        assert later.key(4097 + index) == keys[index]
+        assert later.proof(4097 + index) == proof
+    assert HIDDEN_SEED.hex() not in repr(later)  # the epoch's secret stays out of logs
+
+
 def test_a_key_tree_keeps_255_hashes_so_a_worker_keeps_many(tree: KeyTree):
     """Issue 23: the levels above the 32-key subtrees (8 KB), not the 12,287 hashes and keys
     of every level (0.9 MB), which limited a worker to 16 trees: past 16 campaigns making

@@ -16,8 +16,10 @@ A notice only wakes its campaign's rooms in every process, which then read the l
 last seq they handed out (broker.py): one that comes late, twice, or merged with the next
 one of its campaign loses nothing. So the relay keeps one notice per campaign (its newest
 head, every topic), and one it could not send (the server out of reach) is kept and sent
-with the next ones, after a pause. This process's own rooms heard the roll already, as
-after a commit (notices.sent_in_autocommit).
+with the next ones, after a pause; as serving stops, the relay has `DRAIN_SECONDS` to send
+what it holds. Past that, or after a crash, the other processes' streams read the entry at
+their campaign's next notice or their periodic re-read (`FEED_RECHECK_SECONDS`). This
+process's own rooms heard the roll already, as after a commit (notices.sent_in_autocommit).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from app.services.feed.notices import CHANNEL, Notice
 
 logger = logging.getLogger("nocturne.feed")
 RETRY_SECONDS = (0.1, 0.5, 1.0, 2.0, 5.0)
+DRAIN_SECONDS = 2.0  # as serving stops: how long the notices not sent yet may take
 SEND_NOTICES = (
     "SELECT count(*) FROM (SELECT pg_notify(%(channel)s, payload) "
     "FROM unnest(%(payloads)s::text[]) AS payload) AS sent"
@@ -61,6 +64,21 @@ class NoticeRelay:
         """The notices not sent yet, one per campaign."""
         return list(self._waiting.values())
 
+    async def drain(self, seconds: float = DRAIN_SECONDS) -> None:
+        """Wait until every notice given is sent, for at most `seconds` (as serving stops);
+        then stop trying, saying how many were not sent."""
+        sending = self._sending
+        if sending is None or sending.done():
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(sending), seconds)
+        except TimeoutError:
+            sending.cancel()
+            logger.warning(
+                "the feed's notices of %d campaigns were not sent before shutdown",
+                len(self._waiting),
+            )
+
     async def _send_waiting(self) -> None:
         failures = 0
         while self._waiting:
@@ -68,7 +86,7 @@ class NoticeRelay:
             values = {"channel": CHANNEL, "payloads": [n.payload() for n in notices.values()]}
             try:
                 await self._connections.first(SEND_NOTICES, values)
-            except (NotConnected, SQLAlchemyError) as exc:  # a server restarted, out of reach
+            except Exception as exc:  # a server restarted or out of reach, and any other
                 for notice in notices.values():
                     _merge(self._waiting, notice)
                 delay = RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)]
@@ -79,8 +97,13 @@ class NoticeRelay:
                     len(self._waiting),
                     type(error).__name__,
                     delay,
+                    exc_info=not isinstance(error, SQLAlchemyError),  # not a database's: a bug
                 )
                 await asyncio.sleep(delay)
+            except BaseException:  # cancelled: kept, for whoever drains or sends next
+                for notice in notices.values():
+                    _merge(self._waiting, notice)
+                raise
             else:
                 failures = 0
 
@@ -99,8 +122,10 @@ _relays: weakref.WeakKeyDictionary[LoopConnections, NoticeRelay] = weakref.WeakK
 
 
 def relay_for(connections: LoopConnections) -> NoticeRelay:
-    """The relay sending on `connections` (one per loop and database)."""
+    """The relay sending on `connections` (one per loop and database), drained before they
+    close as serving stops."""
     relay = _relays.get(connections)
     if relay is None:
         relay = _relays[connections] = NoticeRelay(connections)
+        connections.before_close(relay.drain)
     return relay
