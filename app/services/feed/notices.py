@@ -43,7 +43,7 @@ class Notice:
     notified: str | None = None  # the payload a statement of the transaction already sent
 
     def payload(self) -> str:
-        # orjson: written twice for every roll (issue 23), of strings and integers only.
+        # orjson: written two or three times for every roll (issue 23), of strings and integers.
         notice = {"c": str(self.campaign_id), "s": self.seq, "t": sorted(self.topics)}
         return orjson.dumps(notice).decode()
 
@@ -168,9 +168,10 @@ def _heard_locally(notices: Iterable[Notice]) -> None:
 
 
 def whole_in_statement(session: Session) -> bool:
-    """Whether the statement about to append sends every notice the session noted (one
-    run in autocommit, with no commit after it to send the rest): none needs a webhook's
-    delivery, written with its entry, and none changed since its payload was written."""
+    """Whether the notices the session noted can all go without a commit (the append runs
+    alone in autocommit, and its statement or, on the event loop, the relay after it sends
+    them: feed/relay.py): none needs a webhook's delivery, written with its entry, and none
+    changed since the payload the statement would send was written."""
     pending: dict[uuid.UUID, Notice] = session.info.get(_PENDING) or {}
     return not any(
         (notice.entries and notice.webhooks) or notice.payload() != notice.notified
