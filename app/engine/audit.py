@@ -320,8 +320,7 @@ def _check_entry(
     if epoch.closed:
         raise _Stop(seq, f"entry in epoch {epoch_number} after its seed was revealed (FAIR-4)")
     # FAIR-20: an entry that draws a die is a roll, whatever its kind.
-    draws_dice = not redacted and isinstance(entry["draws"], list) and bool(entry["draws"])
-    if (registry.is_roll(kind) or draws_dice) and epoch.first_roll_seq is None:
+    if epoch.first_roll_seq is None and (registry.is_roll(kind) or _draws_dice(entry, redacted)):
         epoch.first_roll_seq = seq
     if redacted:
         report.count(report.chain_only, "redacted: hidden from whoever verifies (FAIR-13)")
@@ -352,6 +351,10 @@ def _check_entry(
             return
         _replay(opened, seq, registry, seen.replays)
         report.replayed += 1
+
+
+def _draws_dice(entry: Mapping[str, Any], redacted: bool) -> bool:
+    return not redacted and isinstance(entry["draws"], list) and bool(entry["draws"])
 
 
 def _hashed_fields_plain(entry: Mapping[str, Any]) -> bool:

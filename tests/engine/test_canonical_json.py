@@ -127,6 +127,17 @@ def test_FAIR_11_the_decoded_path_answers_for_an_entry_as_the_service_writes_it(
     assert decoded_canonical_json(entry) == rfc8785.dumps(entry)
 
 
+def test_FAIR_11_the_decoded_path_answers_when_a_float_mark_is_inside_a_string():
+    """`.`, `+` and `e-` inside strings (a time, a notation, an id) are no float."""
+    entry = {
+        "created_at": "2026-11-29T12:00:03.000003Z",
+        "request": {"notation": "2d6+3"},
+        "actor_id": "771cb1b2-396e-4b48-b477-0b3b146041c4",
+        "result": {"critical": True, "failed": False, "total": -2},
+    }
+    assert decoded_canonical_json(entry) == rfc8785.dumps(entry)
+
+
 @pytest.mark.parametrize(
     "value",
     [
@@ -137,6 +148,8 @@ def test_FAIR_11_the_decoded_path_answers_for_an_entry_as_the_service_writes_it(
         {"a": 5e-324},
         {"a": 1e300},
         {"at": "12:00:03.5", "b": 2e-5},  # a `.` inside a string before the float
+        {"notation": "2d6+3", "b": 1e20},  # a `+` inside a string before `1e+20`
+        {"id": "96e-4b", "ok": True, "b": 3e-9},  # an `e-` inside a string, then `true`
         {"a": 2**53},
         {"a": -(2**53)},
         {"\U0001f600": 1, "\ue000": 2},
