@@ -21,7 +21,6 @@ from app.engine.canonical import (
     PLAIN,
     canonical_json,
     decoded_canonical_json,
-    find_float,
     scan_json,
 )
 from app.engine.dice import Draw, HmacSha256, ReplayDice, commitment, stream_gives
@@ -84,9 +83,11 @@ def chain_hash(prev_hash: str, seq: int, content_digest: str) -> str:
 
 def seal(content: Mapping[str, Any], prev_hash: str) -> dict[str, Any]:
     """The entry with its prev_hash, content_hash and hash (FAIR-11)."""
-    if find_float(content):
+    # One walk for both: whatever is plain with the hash fields is plain without them.
+    scanned = scan_json(content)
+    if scanned == HAS_FLOAT:
         raise EngineError("a log entry may not hold a floating-point number (FAIR-10)")
-    digest = content_hash(content)
+    digest = content_hash(content, scanned)
     return {
         **content,
         "prev_hash": prev_hash,
