@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
 from sqlmodel import Session
 
 from app.engine.canonical import canonical_json
@@ -66,7 +67,9 @@ def commit_npc_values(
         key: Any = int(leaf) if isinstance(node, list) else leaf
         node[key] = committer.commit(node[key], path)
     npcs: set[str] = set()
-    stack: list[tuple[Any, str]] = [(request, "/request"), (result, "/result")]
+    stack: list[tuple[Any, str]] = []
+    if may_describe_npc(request, result):
+        stack = [(request, "/request"), (result, "/result")]
     while stack:
         node, path = stack.pop()
         if isinstance(node, dict):
@@ -86,6 +89,21 @@ def commit_npc_values(
     # In path order: one entry's disclosures read the same whichever walk made them.
     committer.disclosures.sort(key=lambda disclosure: disclosure["path"])
     return committer.disclosures
+
+
+# How orjson writes an object's `kind` when it is "npc". A string holding this text shows
+# it with escaped quotes (`\"kind\":\"npc\"`), so only such an object's bytes contain it.
+_NPC_KIND = b'"kind":"npc"'
+
+
+def may_describe_npc(*documents: Any) -> bool:
+    """Whether some object in `documents` may be an NPC's (`kind: "npc"`): most rolls
+    describe none, and one search of their JSON spares them the walk that builds a pointer
+    for every value. Values orjson cannot write leave it to the walk."""
+    try:
+        return _NPC_KIND in orjson.dumps(documents)
+    except orjson.JSONEncodeError:
+        return True
 
 
 def is_npc(
