@@ -26,7 +26,7 @@ from app.engine.canonical import (
 from app.engine.dice import Draw, HmacSha256, ReplayDice, commitment, stream_gives
 from app.engine.errors import DiceError, EngineError
 from app.engine.hidden import (
-    COMMIT,
+    COMMIT_KEY,
     FAIRNESS_VERSION,
     NPC_IDENTITY,
     check_key,
@@ -302,7 +302,7 @@ def _check_entry(
                 raise _Stop(seq, f"entry has no RFC 8785 canonical form: {exc}") from None
         if hashlib.sha256(body).hexdigest() != entry["content_hash"]:
             raise _Stop(seq, "content_hash does not match the entry's content")
-        committed = _COMMIT_KEY in body
+        committed = COMMIT_KEY in body
         if committed:
             seen.committed[seq] = entry
     if chain_hash(prev_hash, seq, str(entry["content_hash"])) != entry["hash"]:
@@ -372,7 +372,6 @@ def _hashed_fields_plain(entry: Mapping[str, Any]) -> bool:
 
 
 COMMITTED_INPUTS = "not replayed: inputs committed, not disclosed to whoever verifies (FAIR-18)"
-_COMMIT_KEY = f'"{COMMIT}":'.encode()
 
 
 def _opened(entry: Mapping[str, Any], seq: int, registry: Registry) -> Mapping[str, Any] | None:

@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import orjson
+
 from app.engine.errors import DiceError
 
 SPAN = 4096  # FAIR-16: seqs an epoch can key, [first_seq, first_seq + SPAN)
@@ -158,8 +160,18 @@ def is_commitment(value: Any) -> bool:
     return isinstance(value, dict) and len(value) == 1 and isinstance(value.get(COMMIT), str)
 
 
+# How orjson writes the key of a commitment; in a string its quotes would be escaped.
+COMMIT_KEY = f'"{COMMIT}":'.encode()
+
+
 def has_commitment(value: Any) -> bool:
-    """Whether a JSON value holds a `{"$commit": hex}` anywhere."""
+    """Whether a JSON value holds a `{"$commit": hex}` anywhere. Most hold no `"$commit":`
+    key at all, which one search of their JSON shows; the others are walked."""
+    try:
+        if COMMIT_KEY not in orjson.dumps(value):
+            return False
+    except orjson.JSONEncodeError:  # not plain JSON (a key that is no string): walk it
+        pass
     stack = [value]
     while stack:
         item = stack.pop()
