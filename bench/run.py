@@ -1,8 +1,9 @@
 """make bench: throughput and latency of the API on PostgreSQL, and log verification speed.
 
 Starts the service with several uvicorn workers on a fresh PostgreSQL database, then
-measures at 1, 16 and 64 concurrent clients (a) GET /health, the framework's ceiling on
-this machine, and (b) POST /rolls with 3d6kh2, each one audited, one campaign per client;
+measures at 1, 16 and 64 concurrent clients (a) GET /health, the framework with a thread
+and a database round trip, as the yardstick, and (b) POST /rolls with 3d6kh2, each one
+audited, one campaign per client;
 then every client rolling into one campaign at 16 and 64 (bench/one_campaign.py); the time to verify
 a 10,000-entry log; then the live feed (bench/feed.py), the odds at the largest pools
 (bench/odds.py) and the statistics of a 10,000-roll campaign (bench/stats.py). Writes the figures to
@@ -544,7 +545,9 @@ def write_report(
         "",
         "How to read it: the load generator and PostgreSQL share the two cores with the",
         "service, and both workers are CPU-bound in Python, so throughput is a CPU budget.",
-        "/health is the framework plus one database round trip. An audited roll is one",
+        "/health is the framework, a worker thread and one database round trip (the framework",
+        "alone, an endpoint answering a constant, costs a worker about a seventh of it:",
+        "bench/profile.md). An audited roll is one",
         "transaction: one query locks and reads the campaign row and its open seed epoch,",
         "the dice are drawn and the entry sealed, then on PostgreSQL one statement inserts",
         "the entry, advances the log head and sends the feed's NOTIFY, and a commit; the",
@@ -555,7 +558,7 @@ def write_report(
         "in a thread (app/core/loop_connections.py), its NOTIFY sent just after its commit",
         "by the worker's relay (app/services/feed/relay.py): the many-campaign runs above,",
         "where each client rolls into its own campaign, take that path after each",
-        "campaign's first two rolls. The rest is the web framework and the driver.",
+        "campaign's first two rolls. Most of a roll's CPU is its own handler and the driver.",
         "With closed-loop clients, mean",
         "latency is clients divided by throughput, so p99 under 50 ms at 64 clients needs",
         f"well over 1,280 rolls/s: {needed_share:.0%} of what /health answered at 64 clients",
