@@ -41,7 +41,7 @@ class Settings(BaseSettings):
         default=None, ge=1, le=64, description="threads per worker making the rolls' batches"
     )
     roll_loop_connections: int = Field(
-        default=8,
+        default=16,
         ge=0,
         le=64,
         description="PostgreSQL connections per worker for the rolls on a known head it awaits "
