@@ -116,17 +116,23 @@ _DECODED_OPTIONS = (
 # (orjson writes `1e+20` and `1e-7`, never `E`). Outside strings JSON has a `+` nowhere
 # else and an `e-` nowhere else (`true` and `false` end before `,`, `]` or `}`).
 _FLOAT_MARKS = (b".", b"+", b"e-")
+# orjson before 3.11.7 wrote `1e16`, with no mark: with such an orjson (pyproject.toml asks
+# for a later one) the decoded path steps aside and the full walk decides.
+_MARKS_HOLD = orjson.dumps(1e16) == b"1e+16" and orjson.dumps(1e-7) == b"1e-7"
 _PAST_BMP = re.compile(rb"[\xf0-\xf4]")
 
 
 def _holds_float(body: bytes) -> bool:
     """Whether orjson's bytes of an escape-free value hold a float: one of its marks found
-    outside strings, behind an even number of quotes. Each search is one C call; most
-    entries pay one count of quotes, for their created_at's `.`."""
+    outside strings, behind an even number of quotes. Each search is one C call, and each
+    hit counts the quotes since the one before."""
     for mark in _FLOAT_MARKS:
+        quotes = counted = 0  # the quotes before `counted`
         at = body.find(mark)
         while at != -1:
-            if body.count(b'"', 0, at) % 2 == 0:
+            quotes += body.count(b'"', counted, at)
+            counted = at
+            if quotes % 2 == 0:
                 return True
             at = body.find(mark, at + 1)
     return False
@@ -135,6 +141,8 @@ def _holds_float(body: bytes) -> bool:
 def decoded_canonical_json(value: Any) -> bytes | None:
     """RFC 8785 bytes of a value decoded from JSON text by `decode_json`, or None when the
     full walk must decide (a float, an unsafe integer, an escape, a character past U+FFFF)."""
+    if not _MARKS_HOLD:
+        return None
     try:
         body = orjson.dumps(value, option=_DECODED_OPTIONS)
     except orjson.JSONEncodeError:

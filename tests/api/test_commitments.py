@@ -19,7 +19,12 @@ leaves = (
 keys = st.text(max_size=6) | st.sampled_from(["kind", "id", "name", NPC_TEXT])
 trees = st.recursive(
     leaves,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(keys, children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(keys, children, max_size=4)
+        # an object of kind "npc" among others, wherever the tree puts it
+        | st.builds(lambda rest: {**rest, "kind": "npc"}, st.dictionaries(keys, children))
+    ),
     max_leaves=25,
 )
 
@@ -44,6 +49,10 @@ def test_FAIR_18_text_that_looks_like_an_npc_is_no_npc():
     """The text inside a string or a key has its quotes escaped: no walk for it."""
     assert not may_describe_npc({"label": NPC_TEXT, NPC_TEXT: 1}, {"total": 3})
     assert may_describe_npc({"target": {"name": "x", "kind": "npc"}}, {})
+
+
+def test_FAIR_18_a_value_orjson_will_not_write_is_walked():
+    assert may_describe_npc({1: "a key that is no string"}, {})
 
 
 def test_FAIR_18_an_npc_deep_in_a_request_is_committed_and_the_rest_left_alone():

@@ -8,6 +8,7 @@ import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.engine import canonical
 from app.engine.canonical import (
     NonFinite,
     canonical_json,
@@ -148,8 +149,9 @@ def test_FAIR_11_the_decoded_path_answers_when_a_float_mark_is_inside_a_string()
         {"a": 5e-324},
         {"a": 1e300},
         {"at": "12:00:03.5", "b": 2e-5},  # a `.` inside a string before the float
-        {"notation": "2d6+3", "b": 1e20},  # a `+` inside a string before `1e+20`
-        {"id": "96e-4b", "ok": True, "b": 3e-9},  # an `e-` inside a string, then `true`
+        {"a": "2d6+3", "b": 1e20},  # a `+` inside a string before `1e+20`
+        {"a": "96e-4b", "b": True, "c": 3e-9},  # an `e-` inside a string, then `true`
+        {"a": "1.5", "b": "2d6+3", "c": "4e-b", "d": 7, "e": [1, 2.5]},  # marks, then a float
         {"a": 2**53},
         {"a": -(2**53)},
         {"\U0001f600": 1, "\ue000": 2},
@@ -161,6 +163,13 @@ def test_FAIR_11_the_decoded_path_answers_when_a_float_mark_is_inside_a_string()
 )
 def test_FAIR_11_the_decoded_path_steps_aside_for_what_the_full_walk_decides(value):
     assert decoded_canonical_json(value) is None
+
+
+def test_FAIR_10_where_orjson_writes_a_float_with_no_mark_the_full_walk_decides(monkeypatch):
+    """orjson before 3.11.7 wrote 1e16 as `1e16`: with such an orjson the decoded path
+    answers for nothing, and verification walks every entry."""
+    monkeypatch.setattr(canonical, "_MARKS_HOLD", False)
+    assert decoded_canonical_json({"a": 1, "b": "x"}) is None
 
 
 @settings(max_examples=2000, deadline=None)
