@@ -16,8 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import orjson
-
+from app.engine.canonical import json_may_contain
 from app.engine.errors import DiceError
 
 SPAN = 4096  # FAIR-16: seqs an epoch can key, [first_seq, first_seq + SPAN)
@@ -160,18 +159,15 @@ def is_commitment(value: Any) -> bool:
     return isinstance(value, dict) and len(value) == 1 and isinstance(value.get(COMMIT), str)
 
 
-# How orjson writes the key of a commitment; in a string its quotes would be escaped.
+# How orjson writes the key of a commitment.
 COMMIT_KEY = f'"{COMMIT}":'.encode()
 
 
 def has_commitment(value: Any) -> bool:
     """Whether a JSON value holds a `{"$commit": hex}` anywhere. Most hold no `"$commit":`
     key at all, which one search of their JSON shows; the others are walked."""
-    try:
-        if COMMIT_KEY not in orjson.dumps(value):
-            return False
-    except orjson.JSONEncodeError:  # not plain JSON (a key that is no string): walk it
-        pass
+    if not json_may_contain(value, COMMIT_KEY):
+        return False
     stack = [value]
     while stack:
         item = stack.pop()

@@ -13,10 +13,9 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
 from sqlmodel import Session
 
-from app.engine.canonical import canonical_json
+from app.engine.canonical import canonical_json, json_may_contain
 from app.engine.hidden import (
     COMMIT,
     NPC_IDENTITY,
@@ -91,19 +90,15 @@ def commit_npc_values(
     return committer.disclosures
 
 
-# How orjson writes an object's `kind` when it is "npc". A string holding this text shows
-# it with escaped quotes (`\"kind\":\"npc\"`), so only such an object's bytes contain it.
+# How orjson writes an object's `kind` when it is "npc".
 _NPC_KIND = b'"kind":"npc"'
 
 
 def may_describe_npc(*documents: Any) -> bool:
     """Whether some object in `documents` may be an NPC's (`kind: "npc"`): most rolls
     describe none, and one search of their JSON spares them the walk that builds a pointer
-    for every value. Values orjson cannot write leave it to the walk."""
-    try:
-        return _NPC_KIND in orjson.dumps(documents)
-    except orjson.JSONEncodeError:
-        return True
+    for every value."""
+    return json_may_contain(documents, _NPC_KIND)
 
 
 def is_npc(
